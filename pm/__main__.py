@@ -1,0 +1,7 @@
+"""``python -m pm <command>`` is ``hermes pm <command>``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main(sys.argv[1:]))

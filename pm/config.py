@@ -1,0 +1,136 @@
+"""A home's ``config.yaml``: the selection keys and the ``pm`` settings, validated at the boundary.
+
+Keys outside ``plugins``, ``memory``, ``pm`` and ``security`` belong to the agent and are ignored.
+Inside ``pm`` an unknown key is an error with a "did you mean", so a typo never silently drops a
+setting.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._files import read_text
+from .errors import ConfigError, InputError, Problem
+
+CONFIG_NAME = "config.yaml"
+
+#: pm settings and the type each must have.
+PM_SETTINGS: dict[str, tuple[type, ...]] = {
+    "index_url": (str,),
+    "find_links": (str, list),
+    "core": (str,),
+    "core_lock": (str,),
+    "prereleases": (str,),
+    "exclude_newer": (str,),
+    "allow_builds": (list,),
+    "catalog": (str,),
+    "lock_timeout": (int, float),
+}
+
+
+@dataclass(frozen=True)
+class HomeConfig:
+    """What pm reads from one home's config.yaml (all empty when the file does not exist)."""
+
+    file: Path
+    exists: bool = False
+    sha256: str | None = None
+    enabled: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    memory_provider: str | None = None
+    pm: dict[str, Any] = field(default_factory=dict)
+    allow_lazy_installs: bool = False
+
+
+def read_config(home: Path) -> HomeConfig:
+    """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
+    path = home / CONFIG_NAME
+    if not path.exists():
+        return HomeConfig(file=path)
+    try:
+        source = read_text(path, within=home)
+    except InputError as exc:
+        raise ConfigError(list(exc.problems)) from exc
+    try:
+        data = yaml.safe_load(source.text)
+    except yaml.YAMLError as exc:
+        raise ConfigError.one(path, None, f"is not valid YAML: {' '.join(str(exc).split())}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError.one(path, None, f"must be a mapping at the top level, got {type(data).__name__}")
+    problems: list[Problem] = []
+    plugins = _section(data, "plugins", path, problems)
+    memory = _section(data, "memory", path, problems)
+    pm = _section(data, "pm", path, problems)
+    security = _section(data, "security", path, problems)
+    enabled = _names(plugins, "plugins.enabled", "enabled", path, problems)
+    disabled = _names(plugins, "plugins.disabled", "disabled", path, problems)
+    provider = memory.get("provider")
+    if provider is not None and (not isinstance(provider, str) or not provider):
+        problems.append(Problem(path, "memory.provider", f"must be a plugin name, got {provider!r}"))
+        provider = None
+    settings = _pm_settings(pm, path, problems)
+    if problems:
+        raise ConfigError(problems)
+    return HomeConfig(
+        file=path,
+        exists=True,
+        sha256=source.sha256,
+        enabled=enabled,
+        disabled=disabled,
+        memory_provider=provider or None,
+        pm=settings,
+        allow_lazy_installs=security.get("allow_lazy_installs") is True,
+    )
+
+
+def _section(data: dict[str, Any], key: str, path: Path, problems: list[Problem]) -> dict[str, Any]:
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(Problem(path, key, f"must be a mapping, got {type(value).__name__} {value!r}"))
+        return {}
+    return value
+
+
+def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: list[Problem]) -> tuple[str, ...]:
+    value = section.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(Problem(path, label, f"must be a list of plugin names, got {type(value).__name__} {value!r}"))
+        return ()
+    bad = [item for item in value if not isinstance(item, str) or not item]
+    if bad:
+        problems.append(Problem(path, label, f"must be a list of plugin names; {bad[0]!r} is not one"))
+        return ()
+    return tuple(dict.fromkeys(value))
+
+
+def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for key, value in section.items():
+        if key not in PM_SETTINGS:
+            close = difflib.get_close_matches(str(key), PM_SETTINGS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
+            problems.append(Problem(path, f"pm.{key}", f"unknown key{hint}"))
+            continue
+        types = PM_SETTINGS[key]
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types):
+            names = " or ".join(t.__name__ for t in types)
+            problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {value!r}"))
+            continue
+        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+            problems.append(Problem(path, f"pm.{key}", f"must be a list of strings, got {value!r}"))
+            continue
+        settings[key] = value
+    return settings

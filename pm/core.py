@@ -1,0 +1,151 @@
+"""Core: the host's own requirements and its lock.
+
+Core's locked versions bind: a plugin can add packages, never move a core package. By default
+core is the installed ``hermes-pm`` distribution's requirements, locked at the versions installed
+in the running interpreter (its whole installed closure). ``--core PYPROJECT`` and
+``--core-lock FILE`` (a PEP 751 ``pylock.toml`` or ``name==version`` lines) override both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.markers import default_environment
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import NormalizedName, canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from ._files import read_text
+from .errors import InputError, Problem
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+HOST_DISTRIBUTION = "hermes-pm"
+_REPO_PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+@dataclass(frozen=True)
+class Core:
+    """Core's requirements, its lock (name -> version), and where both came from."""
+
+    requirements: tuple[Requirement, ...]
+    lock: tuple[tuple[NormalizedName, Version], ...]
+    source: str
+    lock_source: str | None
+
+    @property
+    def locked(self) -> dict[NormalizedName, Version]:
+        return dict(self.lock)
+
+    def digest(self) -> str:
+        blob = "\n".join([*map(str, self.requirements), "--", *(f"{n}=={v}" for n, v in self.lock)])
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def load_core(pyproject: Path | None = None, lock_file: Path | None = None) -> Core:
+    """Core from explicit files, else from the installed host distribution."""
+    if pyproject is not None:
+        requirements = read_pyproject_requirements(pyproject)
+        source = str(pyproject)
+    else:
+        requirements, source = _installed_host_requirements()
+    if lock_file is not None:
+        lock = read_lock(lock_file)
+        lock_source: str | None = str(lock_file)
+    elif pyproject is None:
+        lock = _installed_closure(requirements)
+        lock_source = f"installed in {sys.executable}"
+    else:
+        lock, lock_source = {}, None
+    return Core(tuple(requirements), tuple(sorted(lock.items())), source, lock_source)
+
+
+def read_pyproject_requirements(path: Path) -> list[Requirement]:
+    source = read_text(path)
+    try:
+        data = tomllib.loads(source.text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
+    raw = data.get("project", {}).get("dependencies", [])
+    if not isinstance(raw, list):
+        raise InputError.one(path, "project.dependencies", f"must be a list, got {raw!r}")
+    problems, requirements = [], []
+    for i, text in enumerate(raw):
+        try:
+            requirements.append(Requirement(text))
+        except (InvalidRequirement, TypeError) as exc:
+            problems.append(Problem(path, f"project.dependencies[{i}]", f"{text!r} is not valid PEP 508: {exc}"))
+    if problems:
+        raise InputError(problems)
+    return requirements
+
+
+def read_lock(path: Path) -> dict[NormalizedName, Version]:
+    """Pins from a PEP 751 lock (``packages[].name/version``) or ``name==version`` lines."""
+    source = read_text(path)
+    if path.suffix == ".toml":
+        try:
+            data = tomllib.loads(source.text)
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
+        entries = [(f"packages[{i}]", p.get("name"), p.get("version")) for i, p in enumerate(data.get("packages", []))]
+    else:
+        entries = []
+        for number, line in enumerate(source.text.splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                name, _, version = line.partition("==")
+                entries.append((f"line {number}", name.strip() or None, version.strip() or None))
+    lock: dict[NormalizedName, Version] = {}
+    problems = []
+    for key, name, version in entries:
+        try:
+            if not isinstance(name, str) or not isinstance(version, str):
+                raise InvalidVersion
+            lock[canonicalize_name(name)] = Version(version)
+        except InvalidVersion:
+            problems.append(Problem(path, key, f"must be a pin 'name==version', got name={name!r} version={version!r}"))
+    if problems:
+        raise InputError(problems)
+    return lock
+
+
+def _installed_host_requirements() -> tuple[list[Requirement], str]:
+    try:
+        raw = md.requires(HOST_DISTRIBUTION) or []
+        source = f"installed distribution {HOST_DISTRIBUTION} {md.version(HOST_DISTRIBUTION)}"
+    except md.PackageNotFoundError:
+        return read_pyproject_requirements(_REPO_PYPROJECT), str(_REPO_PYPROJECT)
+    requirements = [Requirement(text) for text in raw]
+    env = {**default_environment(), "extra": ""}
+    return [r for r in requirements if r.marker is None or "extra" not in str(r.marker) or r.marker.evaluate(env)], source
+
+
+def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, Version]:
+    """Installed versions of every distribution the requirements pull in, transitively."""
+    lock: dict[NormalizedName, Version] = {}
+    todo = [(r, "") for r in requirements]
+    while todo:
+        requirement, extra = todo.pop()
+        env = {**default_environment(), "extra": extra}
+        if requirement.marker is not None and not requirement.marker.evaluate(env):
+            continue
+        name = canonicalize_name(requirement.name)
+        if name in lock:
+            continue
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        lock[name] = Version(dist.version)
+        for text in dist.requires or []:
+            for wanted in requirement.extras or {""}:
+                todo.append((Requirement(text), wanted))
+    return lock

@@ -1,0 +1,70 @@
+"""Exceptions that carry data.
+
+Every error pm raises on purpose is a :class:`PmError`: it knows its exit code and carries the
+facts (file, key, value, URL) as attributes. Formatting into sentences happens in one place
+(``str(error)`` for one line, the CLI and receipts for the rest); nothing here logs or prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_CONFLICT = 3
+EXIT_NOT_READY = 4
+
+
+class PmError(Exception):
+    """Base of every deliberate pm failure; ``exit_code`` is what the CLI returns."""
+
+    exit_code = EXIT_FAILURE
+
+
+class UsageError(PmError):
+    """The command line itself is wrong."""
+
+    exit_code = EXIT_USAGE
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one key of one file."""
+
+    file: Path
+    key: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}" + (f": {self.key}" if self.key else "")
+        return f"{where}: {self.message}"
+
+
+class InputError(PmError):
+    """A file pm reads (manifest, pyproject, config) is unusable; ``problems`` lists every issue.
+
+    Raised after validating a file completely, so one error reports all of its problems.
+    """
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+    @classmethod
+    def one(cls, file: Path, key: str | None, message: str) -> "InputError":
+        return cls([Problem(file, key, message)])
+
+
+class ConfigError(InputError):
+    """The primary home's ``config.yaml`` cannot be used."""
+
+
+class TargetError(PmError):
+    """The target interpreter could not be inspected."""
+
+    def __init__(self, python: str, detail: str) -> None:
+        self.python = python
+        self.detail = detail
+        super().__init__(f"cannot inspect target interpreter {python!r}: {detail}")

@@ -1,0 +1,85 @@
+"""Gather the inputs of one operation: settings, target, core, selection, union, fingerprint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from . import __version__
+from .config import read_config
+from .core import Core, load_core
+from .selection import Selection, select
+from .settings import Flags, Settings, resolve_settings
+from .target import Target, target_for
+from .union import Union, build_union, fingerprint
+
+
+@dataclass(frozen=True)
+class Inputs:
+    home: Path
+    settings: Settings
+    target: Target
+    core: Core
+    selection: Selection
+    union: Union
+    fingerprint: str
+
+    def to_receipt(self) -> dict[str, Any]:
+        """The ``inputs`` section of a receipt (DESIGN.md, schema 1)."""
+        return {
+            "fingerprint": self.fingerprint,
+            "index": {
+                "urls": list(self.settings.index_urls),
+                "find_links": [str(p) for p in self.settings.find_links],
+                "offline": self.settings.offline,
+            },
+            "core": [{"requirement": str(r)} for r in self.core.requirements],
+            "core_lock": [f"{n}=={v}" for n, v in self.core.lock],
+            "plugins": [plugin_to_json(s) for s in self.selection.plugins],
+            "homes": [
+                {"home": str(h.home), "profile": h.name or None, "members": list(h.members)}
+                for h in self.selection.homes
+            ],
+            "notices": list(self.selection.notices),
+        }
+
+
+def plugin_to_json(status: Any) -> dict[str, Any]:
+    plugin = status.plugin
+    declaration = plugin.declaration
+    return {
+        "name": plugin.key,
+        "source": plugin.root.source,
+        "root": str(plugin.root.path),
+        "memory_provider": plugin.is_memory,
+        "status": status.status,
+        "reason": status.reason,
+        "homes": list(status.homes),
+        "declaration": None if declaration is None else {
+            "file": str(declaration.file),
+            "style": declaration.style,
+            "sha256": declaration.sha256,
+            "requires_python": None if declaration.requires_python is None else str(declaration.requires_python),
+        },
+        "requirements": [] if declaration is None else [str(r) for r in declaration.requirements],
+        "excluded": [] if declaration is None else [
+            {"requirement": e.requirement, "reason": e.reason} for e in declaration.excluded
+        ],
+        "problems": list(plugin.problems),
+        "warnings": list(plugin.warnings),
+    }
+
+
+def gather(home: Path, flags: Flags) -> Inputs:
+    """Read everything an operation needs. Raises ConfigError when the primary config is broken."""
+    config = read_config(home)
+    settings = resolve_settings(flags, config)
+    target = target_for(settings.python)
+    core = load_core(settings.core, settings.core_lock)
+    selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__))
+    union = build_union(core, selection)
+    digest = fingerprint(union, selection, target, settings.fingerprint_part())
+    return Inputs(home, settings, target, core, selection, union, digest)

@@ -1,0 +1,85 @@
+"""A discovered plugin root after its files were read: manifest, declaration, problems, precedence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .declaration import Declaration, read_declaration
+from .discover import PluginRoot
+from .errors import InputError
+from .manifest import Manifest, read_manifest
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One plugin root with what its files say. ``problems`` non-empty means invalid."""
+
+    root: PluginRoot
+    manifest: Manifest | None
+    declaration: Declaration | None
+    problems: tuple[str, ...] = ()
+    shadowed_by: Path | None = None
+
+    @property
+    def key(self) -> str:
+        return self.root.key
+
+    @property
+    def is_memory(self) -> bool:
+        """Memory providers: the bundled ones, and user/project ones of kind or category memory."""
+        return (
+            self.root.source == "bundled"
+            or self.root.category == "memory"
+            or (self.manifest is not None and self.manifest.kind == "memory")
+        )
+
+    @property
+    def provider_name(self) -> str:
+        """The name ``memory.provider`` and collisions use: the folder's leaf name."""
+        return self.root.leaf
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        found: tuple[str, ...] = ()
+        if self.manifest is not None:
+            found += self.manifest.warnings
+        if self.declaration is not None:
+            found += self.declaration.warnings
+        return found
+
+
+def inspect(root: PluginRoot) -> Plugin:
+    """Read a root's manifest and declaration; a bad file makes the plugin invalid, never raises."""
+    if root.escapes:
+        return Plugin(root, None, None, (f"{root.path}: is a symlink that escapes {root.plugins_dir}; refused",))
+    try:
+        manifest = read_manifest(root.path)
+    except InputError as exc:
+        return Plugin(root, None, None, tuple(str(p) for p in exc.problems))
+    try:
+        declaration = read_declaration(root.path, manifest)
+    except InputError as exc:
+        return Plugin(root, manifest, None, tuple(str(p) for p in exc.problems))
+    return Plugin(root, manifest, declaration)
+
+
+def apply_precedence(plugins: list[Plugin]) -> list[Plugin]:
+    """Mark roots that lose a name collision as shadowed (reported, never dropped).
+
+    Memory providers: the earlier source wins (bundled > user > project), compared by provider
+    name. Other plugins: the later source wins (project > user > bundled), compared by key, so a
+    user can override a bundled general plugin but never silently replace a memory provider.
+    """
+    winners: dict[tuple[bool, str], Plugin] = {}
+    for plugin in plugins:
+        slot = (plugin.is_memory, plugin.provider_name if plugin.is_memory else plugin.key)
+        current = winners.get(slot)
+        if current is None or (not plugin.is_memory):
+            winners[slot] = plugin
+    result = []
+    for plugin in plugins:
+        slot = (plugin.is_memory, plugin.provider_name if plugin.is_memory else plugin.key)
+        winner = winners[slot]
+        result.append(plugin if winner is plugin else replace(plugin, shadowed_by=winner.root.path))
+    return result

@@ -1,0 +1,183 @@
+"""Selection: which plugins are members of the union, and why each other root is not.
+
+For every home (the primary one and each profile with a ``config.yaml``):
+``plugins.enabled`` (ordered allow-list) minus ``plugins.disabled`` (deny-list, also by bare leaf
+name), plus ``memory.provider`` when that plugin exists. A plugin enabled in several homes is one
+member. An unreadable primary config is an error; an unreadable profile is skipped with a notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from .config import HomeConfig, read_config
+from .declaration import HOST_DISTRIBUTIONS
+from .discover import PluginSources, discover
+from .errors import InputError
+from .plugin import Plugin, apply_precedence, inspect
+
+#: Every status a plugin root can have, best first.
+STATUSES = ("member", "sits-out", "external", "sidecar-only", "disabled", "not-enabled", "invalid", "shadowed")
+
+
+@dataclass(frozen=True)
+class PluginStatus:
+    """A plugin and its verdict for the union."""
+
+    plugin: Plugin
+    status: str
+    reason: str
+    homes: tuple[str, ...] = ()  # homes whose selection names it
+
+    @property
+    def is_member(self) -> bool:
+        return self.status == "member"
+
+
+@dataclass(frozen=True)
+class HomeSelection:
+    home: Path
+    name: str  # "" for the primary home, else the profile name
+    config: HomeConfig
+    members: tuple[str, ...]  # member keys in selection order
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selection across the home and its profiles."""
+
+    homes: tuple[HomeSelection, ...]
+    plugins: tuple[PluginStatus, ...]
+    notices: tuple[str, ...] = field(default=())
+
+    @property
+    def primary(self) -> HomeSelection:
+        return self.homes[0]
+
+    @property
+    def members(self) -> tuple[PluginStatus, ...]:
+        return tuple(p for p in self.plugins if p.is_member)
+
+
+def is_safe_key(key: str) -> bool:
+    """A plugin key from config never contains ``..``, a backslash, or starts absolute."""
+    return ".." not in key.split("/") and not key.startswith(("/", "~")) and "\\" not in key
+
+
+def select(
+    home: Path,
+    *,
+    python_version: Version,
+    host_version: Version,
+    sources: Callable[[Path], PluginSources] = PluginSources.for_home,
+) -> Selection:
+    """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary."""
+    notices: list[str] = []
+    homes = [(home, "", read_config(home))]
+    for profile in sorted((home / "profiles").glob("*/config.yaml")):
+        try:
+            homes.append((profile.parent, profile.parent.name, read_config(profile.parent)))
+        except InputError as exc:
+            notices.append(f"profile {profile.parent.name!r} skipped: {exc}")
+    verdicts: dict[Path, PluginStatus] = {}
+    home_selections = []
+    for path, name, config in homes:
+        plugins = apply_precedence([inspect(root) for root in discover(sources(path))])
+        judged = [_judge(p, config, python_version, host_version) for p in plugins]
+        notices += _config_notices(config, plugins, name)
+        members = tuple(s.plugin.key for s in _in_selection_order(judged, config) if s.is_member)
+        home_selections.append(HomeSelection(path, name, config, members))
+        for verdict in judged:
+            _merge(verdicts, verdict, name or "(home)")
+    return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
+
+
+def _merge(verdicts: dict[Path, PluginStatus], verdict: PluginStatus, home_label: str) -> None:
+    homes = (home_label,) if verdict.status in ("member", "sits-out", "external", "sidecar-only", "disabled") else ()
+    key = verdict.plugin.root.path
+    seen = verdicts.get(key)
+    if seen is None:
+        verdicts[key] = PluginStatus(verdict.plugin, verdict.status, verdict.reason, homes)
+        return
+    best = min(seen, verdict, key=lambda v: STATUSES.index(v.status))
+    verdicts[key] = PluginStatus(best.plugin, best.status, best.reason, seen.homes + homes)
+
+
+def _in_selection_order(judged: list[PluginStatus], config: HomeConfig) -> list[PluginStatus]:
+    order = {name: i for i, name in enumerate(config.enabled)}
+    return sorted(judged, key=lambda s: order.get(s.plugin.key, order.get(s.plugin.root.leaf, len(order))))
+
+
+def _judge(plugin: Plugin, config: HomeConfig, python_version: Version, host_version: Version) -> PluginStatus:
+    key, leaf = plugin.key, plugin.root.leaf
+    if plugin.shadowed_by is not None:
+        return PluginStatus(plugin, "shadowed", f"shadowed by {plugin.shadowed_by} (same name, earlier source wins)"
+                            if plugin.is_memory else f"shadowed by {plugin.shadowed_by} (same key, later source wins)")
+    if plugin.problems:
+        return PluginStatus(plugin, "invalid", "; ".join(plugin.problems))
+    wanted = _enabled_by(plugin, config)
+    if wanted is None:
+        return PluginStatus(plugin, "not-enabled", "not in plugins.enabled" + (" nor memory.provider" if plugin.is_memory else ""))
+    if key in config.disabled or leaf in config.disabled:
+        return PluginStatus(plugin, "disabled", f"listed in plugins.disabled of {config.file}")
+    if plugin.manifest is not None and plugin.manifest.external:
+        return PluginStatus(plugin, "external", "python_runtime: external (brings its own interpreter)")
+    if plugin.declaration is None:
+        return PluginStatus(plugin, "sidecar-only", "no declaration at the plugin root (no [project] in "
+                            "pyproject.toml, no pip_dependencies/python_dependencies in the manifest)")
+    sits_out = _sits_out(plugin, python_version, host_version)
+    if sits_out:
+        return PluginStatus(plugin, "sits-out", sits_out)
+    return PluginStatus(plugin, "member", wanted)
+
+
+def _enabled_by(plugin: Plugin, config: HomeConfig) -> str | None:
+    if plugin.key in config.enabled:
+        return "in plugins.enabled"
+    if plugin.root.leaf in config.enabled and "/" in plugin.key:
+        return "in plugins.enabled (by leaf name)"
+    if plugin.is_memory and config.memory_provider in (plugin.provider_name, plugin.key):
+        return "memory.provider"
+    return None
+
+
+def _sits_out(plugin: Plugin, python_version: Version, host_version: Version) -> str | None:
+    manifest, declaration = plugin.manifest, plugin.declaration
+    assert declaration is not None
+    if manifest is not None and manifest.requires_hermes is not None:
+        if not manifest.requires_hermes.contains(host_version, prereleases=True):
+            return f"requires_hermes {str(manifest.requires_hermes)!r} excludes this host ({host_version})"
+    for excluded in declaration.excluded:
+        requirement = Requirement(excluded.requirement)
+        if canonicalize_name(requirement.name) in HOST_DISTRIBUTIONS and requirement.specifier and \
+                not requirement.specifier.contains(host_version, prereleases=True):
+            return f"requires {excluded.requirement!r} but this host is {host_version}"
+    if declaration.requires_python is not None and \
+            not declaration.requires_python.contains(python_version, prereleases=True):
+        return f"requires-python {str(declaration.requires_python)!r} excludes the target Python {python_version}"
+    return None
+
+
+def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str) -> list[str]:
+    where = f"{config.file}"
+    keys = {p.key for p in plugins} | {p.root.leaf for p in plugins}
+    notices = []
+    for entry in (*config.enabled, *config.disabled):
+        if not is_safe_key(entry):
+            notices.append(f"{where}: plugin key {entry!r} refused: it contains '..' or is an absolute path")
+        elif entry in config.enabled and entry not in keys:
+            notices.append(f"{where}: plugins.enabled names {entry!r}, but no plugin root has that name")
+    provider = config.memory_provider
+    if provider is not None:
+        if not is_safe_key(provider):
+            notices.append(f"{where}: memory.provider {provider!r} refused: it contains '..' or is an absolute path")
+        elif not any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins):
+            notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
+                           "is installed (run `hermes update` to install it from the catalog)")
+    return notices

@@ -1,0 +1,102 @@
+"""Settings of one operation: a flag beats the environment, which beats config.yaml, which beats the default."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import HomeConfig
+
+DEFAULT_INDEX_URL = "https://pypi.org/simple/"
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What the command line said (None = not given)."""
+
+    home: str | None = None
+    python: str | None = None
+    core: str | None = None
+    core_lock: str | None = None
+    index_url: str | None = None
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    offline: bool = False
+    prereleases: str | None = None
+    exclude_newer: str | None = None
+    allow_builds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    python: str | None
+    core: Path | None
+    core_lock: Path | None
+    index_urls: tuple[str, ...]
+    find_links: tuple[Path, ...]
+    offline: bool
+    prereleases: str | None = None
+    exclude_newer: str | None = None
+    allow_builds: tuple[str, ...] = field(default=())
+
+    def fingerprint_part(self) -> dict[str, Any]:
+        """The settings that change a resolution (paths of files are covered by their digests)."""
+        return {
+            "index_urls": list(self.index_urls),
+            "find_links": [str(p) for p in self.find_links],
+            "prereleases": self.prereleases,
+            "exclude_newer": self.exclude_newer,
+            "allow_builds": sorted(self.allow_builds),
+        }
+
+
+def resolve_home(flag: str | None, env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if flag:
+        return Path(flag).expanduser().absolute()
+    if env.get("HERMES_HOME"):
+        return Path(env["HERMES_HOME"]).expanduser().absolute()
+    return Path.home() / ".hermes"
+
+
+def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    pm = config.pm
+    base = config.file.parent
+
+    def pick(flag: Any, env_key: str | None, config_key: str) -> Any:
+        if flag:
+            return flag
+        if env_key and env.get(env_key):
+            return env[env_key]
+        return pm.get(config_key)
+
+    def path(value: str | None, relative_to: Path) -> Path | None:
+        return None if not value else (relative_to / Path(value).expanduser()).absolute()
+
+    core = path(flags.core, Path.cwd()) or path(env.get("HERMES_PM_CORE"), Path.cwd()) or path(pm.get("core"), base)
+    core_lock = (path(flags.core_lock, Path.cwd()) or path(env.get("HERMES_PM_CORE_LOCK"), Path.cwd())
+                 or path(pm.get("core_lock"), base))
+    if flags.find_links:
+        find_links = tuple(path(p, Path.cwd()) for p in flags.find_links)
+    elif env.get("HERMES_PM_FIND_LINKS"):
+        find_links = tuple(path(p, Path.cwd()) for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
+    else:
+        configured = pm.get("find_links") or []
+        find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
+    index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
+                 or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL") or DEFAULT_INDEX_URL)
+    return Settings(
+        python=flags.python,
+        core=core,
+        core_lock=core_lock,
+        index_urls=() if flags.no_index else (index_url,),
+        find_links=tuple(p for p in find_links if p is not None),
+        offline=flags.offline,
+        prereleases=pick(flags.prereleases, None, "prereleases"),
+        exclude_newer=pick(flags.exclude_newer, None, "exclude_newer"),
+        allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
+    )

@@ -1,0 +1,115 @@
+"""The target: the interpreter an environment is built for (version, platform tags, markers).
+
+Read once per interpreter: in-process for the running one, through one subprocess for another
+(``--python PATH``), which runs a small script with this process's ``packaging`` on its path.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import packaging
+
+from .errors import TargetError
+
+_PROBE = """
+import json, platform, sys, sysconfig
+sys.path.insert(0, {packaging_parent!r})
+from packaging import markers, tags
+print(json.dumps({{
+    "python": sys.executable,
+    "markers": dict(markers.default_environment()),
+    "platform": sysconfig.get_platform(),
+    "tags": [str(t) for t in tags.sys_tags()],
+}}))
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One interpreter's identity as the resolver sees it."""
+
+    python: str
+    markers: tuple[tuple[str, str], ...]
+    platform: str
+    tags: tuple[str, ...]
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The PEP 508 marker environment (without ``extra``)."""
+        return dict(self.markers)
+
+    @property
+    def python_version(self) -> str:
+        return self.environment["python_version"]
+
+    @property
+    def python_full_version(self) -> str:
+        return self.environment["python_full_version"]
+
+    @property
+    def implementation(self) -> str:
+        return self.environment["implementation_name"]
+
+    def digest(self) -> str:
+        """A short stable digest of everything that changes a resolution for this target."""
+        blob = json.dumps([self.markers, self.platform, self.tags], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def to_receipt(self) -> dict[str, object]:
+        return {
+            "python": self.python_full_version,
+            "executable": self.python,
+            "platform": self.platform,
+            "implementation": self.implementation,
+            "markers": self.environment,
+        }
+
+
+def current_target() -> Target:
+    """The running interpreter."""
+    return _probe(sys.executable)
+
+
+def target_for(python: str | None) -> Target:
+    """The interpreter at ``python`` (a path or a name on PATH), or the running one."""
+    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+        return current_target()
+    return _probe(python)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(python: str) -> Target:
+    if python == sys.executable:
+        from packaging import markers, tags
+        import sysconfig
+
+        return Target(
+            python=sys.executable,
+            markers=tuple(sorted(markers.default_environment().items())),
+            platform=sysconfig.get_platform(),
+            tags=tuple(str(t) for t in tags.sys_tags()),
+        )
+    script = _PROBE.format(packaging_parent=str(Path(packaging.__file__).resolve().parent.parent))
+    try:
+        done = subprocess.run(
+            [python, "-I", "-c", script], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TargetError(python, str(exc)) from exc
+    if done.returncode != 0:
+        raise TargetError(python, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}")
+    data = json.loads(done.stdout)
+    return Target(
+        python=data["python"],
+        markers=tuple(sorted(data["markers"].items())),
+        platform=data["platform"],
+        tags=tuple(data["tags"]),
+    )
