@@ -109,7 +109,8 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
         return ()
     bad = [item for item in value if not isinstance(item, str) or not item]
     if bad:
-        problems.append(Problem(path, label, f"must be a list of plugin names; {bad[0]!r} is not one"))
+        hint = " (YAML reads bare on/off/yes/no as booleans: quote the name)" if isinstance(bad[0], bool) else ""
+        problems.append(Problem(path, label, f"must be a list of plugin names; {bad[0]!r} is not one{hint}"))
         return ()
     return tuple(dict.fromkeys(value))
 
