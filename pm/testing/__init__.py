@@ -1,0 +1,41 @@
+"""Test support shared by the test suite and ``scripts/bench/``: real files, real servers.
+
+- :mod:`pm.testing.wheels` — deterministic wheels and sdists, and a data-driven builder.
+- :mod:`pm.testing.index` — :class:`LocalIndex`, a PEP 503/691/658 simple repository on 127.0.0.1.
+- :mod:`pm.testing.homes` — homes, profiles and plugin roots of every declaration style.
+
+Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is used at runtime.
+"""
+
+from __future__ import annotations
+
+from .homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
+from .index import LocalIndex, index_from_spec, negotiate
+from .wheels import (
+    IndexFile,
+    build_packages,
+    build_sdist,
+    build_wheel,
+    escape_name,
+    metadata_bytes,
+    normalize_version,
+)
+
+__all__ = [
+    "DECLARING_STYLES",
+    "STYLES",
+    "IndexFile",
+    "LocalIndex",
+    "add_plugin",
+    "add_profile",
+    "build_packages",
+    "build_sdist",
+    "build_wheel",
+    "escape_name",
+    "index_from_spec",
+    "make_home",
+    "metadata_bytes",
+    "negotiate",
+    "normalize_version",
+    "tree_digest",
+]

@@ -1,0 +1,393 @@
+"""A real simple repository (PEP 503 HTML, PEP 691 JSON, PEP 658/714 metadata) on 127.0.0.1.
+
+``LocalIndex`` serves wheels and sdists from directories and :class:`IndexFile` records over a
+``ThreadingHTTPServer`` bound to an ephemeral port, so resolvers and uv talk to it exactly as to
+PyPI. Knobs (attributes, changeable while running) make it misbehave on purpose for tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import html
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from email.parser import BytesParser
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    NormalizedName,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import Version
+
+from .wheels import IndexFile, build_packages, metadata_bytes
+
+JSON_TYPE = "application/vnd.pypi.simple.v1+json"
+HTML_TYPE = "application/vnd.pypi.simple.v1+html"
+_TEXT_HTML = "text/html; charset=utf-8"
+_SERVED_TYPES = {  # Accept media type -> (format, Content-Type answered)
+    JSON_TYPE: ("json", JSON_TYPE),
+    "application/vnd.pypi.simple.latest+json": ("json", JSON_TYPE),
+    HTML_TYPE: ("html", HTML_TYPE),
+    "application/vnd.pypi.simple.latest+html": ("html", HTML_TYPE),
+    "text/html": ("html", _TEXT_HTML),
+    "*/*": ("html", _TEXT_HTML),
+}
+_SUFFIXES = (".whl", ".tar.gz", ".zip")
+
+
+@dataclasses.dataclass(frozen=True)
+class ServedFile:
+    """One file as the index publishes it: its record plus facts read once from its bytes."""
+
+    record: IndexFile
+    project: NormalizedName
+    version: str
+    sha256: str
+    size: int
+    requires_python: str | None  # from the file's own core metadata
+    metadata: bytes | None  # the PEP 658 ``.metadata`` file; wheels only
+
+    @classmethod
+    def read(cls, record: IndexFile) -> ServedFile | None:
+        """Describe ``record``; ``None`` when its name is no wheel or sdist name."""
+        try:
+            if record.filename.endswith(".whl"):
+                project, version, _, _ = parse_wheel_filename(record.filename)
+            else:
+                project, version = parse_sdist_filename(record.filename)
+        except (InvalidWheelFilename, InvalidSdistFilename):
+            return None
+        data, metadata = record.path.read_bytes(), metadata_bytes(record.path)
+        requires_python = BytesParser().parsebytes(metadata, headersonly=True)["Requires-Python"]
+        wheel_metadata = metadata if record.filename.endswith(".whl") else None
+        return cls(record, project, str(version), hashlib.sha256(data).hexdigest(), len(data),
+                   requires_python, wheel_metadata)
+
+
+def negotiate(accept: str | None, *, allow_json: bool = True) -> tuple[str, str]:
+    """Pick ``(format, content_type)`` for an Accept header by q-value (PEP 691).
+
+    Equal q-values keep the client's order; no acceptable type (or no header) means HTML.
+    """
+    choices: list[tuple[float, int, str]] = []
+    for position, part in enumerate((accept or "").split(",")):
+        media, *params = (piece.strip().lower() for piece in part.split(";"))
+        quality = 1.0
+        for key, _, value in (param.partition("=") for param in params):
+            if key.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        served = _SERVED_TYPES.get(media)
+        if served and quality > 0 and (allow_json or served[0] != "json"):
+            choices.append((-quality, position, media))
+    return _SERVED_TYPES[min(choices)[2] if choices else "text/html"]
+
+
+def _upload_time(text: str | None) -> str | None:
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _html_page(title: str, links: Iterable[str]) -> bytes:
+    body = "\n".join(f"    {link}<br/>" for link in links)
+    return (f'<!DOCTYPE html>\n<html>\n  <head>\n    <meta name="pypi:repository-version" '
+            f'content="1.1">\n    <title>{title}</title>\n  </head>\n  <body>\n'
+            f"    <h1>{title}</h1>\n{body}\n  </body>\n</html>\n").encode()
+
+
+class LocalIndex:
+    """A simple repository over HTTP on ``127.0.0.1`` serving real files.
+
+    ``sources`` are directories (every ``.whl``/``.tar.gz``/``.zip`` inside, rescanned on every
+    request), single files, or :class:`IndexFile` records (which carry yanked/upload-time; a
+    record wins over a directory file of the same name). Knobs, readable and writable while
+    running: ``json`` (serve PEP 691 when asked), ``metadata_files`` (PEP 658/714),
+    ``fail_projects`` ({name: HTTP status}), ``corrupt_hashes`` (filenames whose advertised sha256
+    is wrong), ``delay`` (seconds slept before every answer). ``requests`` logs (method, path).
+    """
+
+    def __init__(
+        self,
+        sources: Iterable[Path | IndexFile] = (),
+        *,
+        json: bool = True,
+        metadata_files: bool = True,
+        fail_projects: Mapping[str, int] | None = None,
+        corrupt_hashes: Iterable[str] = (),
+        delay: float = 0.0,
+    ) -> None:
+        self.json = json
+        self.metadata_files = metadata_files
+        self.fail_projects = {canonicalize_name(k): v for k, v in (fail_projects or {}).items()}
+        self.corrupt_hashes = set(corrupt_hashes)
+        self.delay = delay
+        self._lock = threading.Lock()
+        self._directories: list[Path] = []
+        self._records: dict[str, IndexFile] = {}
+        self._cache: dict[tuple[Path, int, int], ServedFile | None] = {}
+        self._log: list[tuple[str, str]] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.add_files(sources)
+
+    def start(self) -> LocalIndex:
+        """Bind an ephemeral port and serve on a daemon thread; idempotent; returns ``self``."""
+        if self._server is None:
+            handler = type("_BoundHandler", (_Handler,), {"index": self})
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            self._server.daemon_threads = True
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; safe to call twice."""
+        if self._server is not None and self._thread is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join()
+            self._server = self._thread = None
+
+    def __enter__(self) -> LocalIndex:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def root(self) -> str:
+        """``http://127.0.0.1:PORT`` (no trailing slash); raises ``RuntimeError`` unless started."""
+        if self._server is None:
+            raise RuntimeError("LocalIndex is not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def url(self) -> str:
+        """The index URL to hand to clients: ``http://127.0.0.1:PORT/simple/``."""
+        return f"{self.root}/simple/"
+
+    def project_url(self, name: str) -> str:
+        return f"{self.url}{canonicalize_name(name)}/"
+
+    def add_files(self, sources: Iterable[Path | IndexFile]) -> None:
+        """Serve more directories, files or records; works while running."""
+        with self._lock:
+            for source in sources:
+                if isinstance(source, IndexFile):
+                    self._records[source.filename] = source
+                elif source.is_dir():
+                    self._directories.append(source)
+                else:
+                    self._records[source.name] = IndexFile(source.name, source)
+
+    @property
+    def requests(self) -> list[tuple[str, str]]:
+        """A copy of the request log: ``(method, path)`` in arrival order."""
+        with self._lock:
+            return list(self._log)
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    def _note(self, method: str, path: str) -> None:
+        with self._lock:
+            self._log.append((method, path))
+
+    def served_files(self) -> dict[str, ServedFile]:
+        """Every servable, existing file by name, sorted; facts cached per (path, mtime, size)."""
+        with self._lock:
+            records = {p.name: IndexFile(p.name, p) for d in self._directories
+                       for p in d.iterdir() if p.is_file() and p.name.endswith(_SUFFIXES)}
+            records.update(self._records)
+        served: dict[str, ServedFile] = {}
+        for filename, record in sorted(records.items()):
+            try:
+                stat = record.path.stat()
+            except FileNotFoundError:  # removed while served: gone from the index
+                continue
+            key = (record.path, stat.st_mtime_ns, stat.st_size)
+            if key not in self._cache:
+                self._cache[key] = ServedFile.read(record)
+            if (facts := self._cache[key]) is not None:
+                served[filename] = dataclasses.replace(facts, record=record)
+        return served
+
+    def projects(self) -> dict[NormalizedName, list[ServedFile]]:
+        """Served files grouped by normalized project name."""
+        grouped: dict[NormalizedName, list[ServedFile]] = {}
+        for served in self.served_files().values():
+            grouped.setdefault(served.project, []).append(served)
+        return grouped
+
+    def _sha256(self, served: ServedFile) -> str:
+        if served.record.filename in self.corrupt_hashes:
+            return hashlib.sha256(b"corrupt:" + served.sha256.encode()).hexdigest()
+        return served.sha256
+
+    def _core_metadata(self, served: ServedFile) -> dict[str, str] | bool:
+        if not self.metadata_files or served.metadata is None:
+            return False
+        return {"sha256": hashlib.sha256(served.metadata).hexdigest()}
+
+    def _json_entry(self, served: ServedFile) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "filename": served.record.filename,
+            "url": f"{self.root}/files/{served.record.filename}",
+            "hashes": {"sha256": self._sha256(served)},
+            "yanked": served.record.yanked,
+            "core-metadata": self._core_metadata(served),
+            "dist-info-metadata": self._core_metadata(served),
+            "size": served.size,
+        }
+        if served.requires_python is not None:
+            entry["requires-python"] = served.requires_python
+        if upload_time := _upload_time(served.record.upload_time):
+            entry["upload-time"] = upload_time
+        return entry
+
+    def _html_link(self, served: ServedFile) -> str:
+        filename = served.record.filename
+        attrs = f' href="{self.root}/files/{html.escape(filename)}#sha256={self._sha256(served)}"'
+        if served.requires_python:
+            attrs += f' data-requires-python="{html.escape(served.requires_python)}"'
+        if served.record.yanked is not False:
+            reason = "" if served.record.yanked is True else str(served.record.yanked)
+            attrs += f' data-yanked="{html.escape(reason)}"'
+        if isinstance(core := self._core_metadata(served), dict):
+            attrs += f' data-core-metadata="sha256={core["sha256"]}"'
+            attrs += f' data-dist-info-metadata="sha256={core["sha256"]}"'
+        return f"<a{attrs}>{html.escape(filename)}</a>"
+
+    def render_project(self, name: NormalizedName, files: list[ServedFile], fmt: str) -> bytes:
+        """The project page for ``files`` in ``fmt`` ("json" or "html")."""
+        if fmt == "html":
+            return _html_page(f"Links for {name}", map(self._html_link, files))
+        versions = sorted({served.version for served in files}, key=Version)
+        page = {"meta": {"api-version": "1.1"}, "name": name, "versions": versions,
+                "files": [self._json_entry(served) for served in files]}
+        return json.dumps(page, indent=1).encode()
+
+    def render_index(self, fmt: str) -> bytes:
+        """The ``/simple/`` project list in ``fmt``."""
+        names = sorted(self.projects())
+        if fmt == "html":
+            return _html_page("Simple index", (f'<a href="/simple/{n}/">{n}</a>' for n in names))
+        page = {"meta": {"api-version": "1.1"}, "projects": [{"name": n} for n in names]}
+        return json.dumps(page, indent=1).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes ``/simple/…`` and ``/files/…`` for one bound ``index``; never logs to stderr."""
+
+    index: LocalIndex
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silence the default per-request stderr line."""
+
+    def do_GET(self) -> None:
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(send_body=False)
+
+    def _answer(self, *, send_body: bool) -> None:
+        self.index._note(self.command, self.path)
+        if self.index.delay:
+            time.sleep(self.index.delay)
+        path = self.path.split("?", 1)[0]
+        if path in ("/simple", "/simple/"):
+            self._page(self.index.render_index, send_body)
+        elif path.startswith("/simple/"):
+            self._project(path.removeprefix("/simple/"), send_body)
+        elif path.startswith("/files/"):
+            self._file(path.removeprefix("/files/"), send_body)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"not found\n", send_body)
+
+    def _project(self, rest: str, send_body: bool) -> None:
+        name = canonicalize_name(rest.rstrip("/"))
+        if rest != f"{name}/":
+            self._send(HTTPStatus.MOVED_PERMANENTLY, b"", send_body,
+                       {"Location": f"/simple/{name}/"})
+        elif (status := self.index.fail_projects.get(name)) is not None:
+            self._send(status, f"failing on purpose: {status}\n".encode(), send_body)
+        elif files := self.index.projects().get(name):
+            self._page(lambda fmt: self.index.render_project(name, files, fmt), send_body)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"no such project\n", send_body)
+
+    def _file(self, filename: str, send_body: bool) -> None:
+        files = self.index.served_files()
+        if filename.endswith(".metadata") and self.index.metadata_files:
+            served = files.get(filename.removesuffix(".metadata"))
+            data = served.metadata if served else None
+        else:
+            data = served.record.path.read_bytes() if (served := files.get(filename)) else None
+        if data is None:
+            self._send(HTTPStatus.NOT_FOUND, b"no such file\n", send_body)
+        else:
+            self._send(HTTPStatus.OK, data, send_body, content_type="application/octet-stream")
+
+    def _page(self, render: Callable[[str], bytes], send_body: bool) -> None:
+        """Negotiate, render, and answer 200 or 304 (ETag / If-None-Match)."""
+        fmt, content_type = negotiate(self.headers.get("Accept"), allow_json=self.index.json)
+        body = render(fmt)
+        etag = '"' + hashlib.sha256(content_type.encode() + b"\0" + body).hexdigest()[:32] + '"'
+        headers = {"ETag": etag, "Cache-Control": "max-age=0, must-revalidate", "Vary": "Accept"}
+        wanted = {tag.strip().removeprefix("W/") for tag in
+                  self.headers.get("If-None-Match", "").split(",")}
+        if etag in wanted or "*" in wanted:
+            self.send_response(HTTPStatus.NOT_MODIFIED)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+        else:
+            self._send(HTTPStatus.OK, body, send_body, headers, content_type=content_type)
+
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        send_body: bool,
+        headers: Mapping[str, str] | None = None,
+        *,
+        content_type: str = "text/plain",
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
+
+
+def index_from_spec(tmpdir: Path, spec: Mapping[str, Mapping[str, Any]],
+                    **knobs: Any) -> LocalIndex:
+    """Build ``spec`` (see :func:`build_packages`) into ``tmpdir``; return an unstarted index.
+
+    Use it as ``with index_from_spec(tmp_path, spec) as index: ...`` (entering starts it).
+    """
+    return LocalIndex(build_packages(tmpdir, spec), **knobs)

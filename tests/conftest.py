@@ -1,0 +1,44 @@
+"""Shared fixtures over :mod:`pm.testing`: a clean uv environment and started local indexes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from uv import find_uv_bin
+
+from pm.testing import LocalIndex, index_from_spec
+
+
+@pytest.fixture(scope="session")
+def uv_bin() -> str:
+    """Path of the real uv binary shipped with the ``uv`` distribution."""
+    return str(find_uv_bin())
+
+
+@pytest.fixture
+def uv_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for uv subprocesses: no user config, no downloads, a private cache."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("UV_", "PIP_")) and k != "VIRTUAL_ENV"}
+    env.update(UV_NO_CONFIG="1", UV_PYTHON_DOWNLOADS="never",
+               UV_CACHE_DIR=str(tmp_path / "uv-cache"), NO_COLOR="1")
+    return env
+
+
+@pytest.fixture
+def make_index(tmp_path: Path) -> Iterator[Callable[..., LocalIndex]]:
+    """``make_index(spec, **knobs)``: build ``spec`` under tmp_path and return a started index."""
+    started: list[LocalIndex] = []
+
+    def make(spec: Mapping[str, Mapping[str, Any]], **knobs: Any) -> LocalIndex:
+        index = index_from_spec(tmp_path / f"dists-{len(started)}", spec, **knobs).start()
+        started.append(index)
+        return index
+
+    yield make
+    for index in started:
+        index.stop()
