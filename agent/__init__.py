@@ -1,0 +1,36 @@
+"""The host side of hermes-pm: what the agent does with the plugins pm admits.
+
+Table of contents (each module's docstring states its contracts):
+
+* :mod:`agent.context` — the active home and the secret scope as context variables
+  (:func:`active_home`, :func:`use_home`, :func:`secret_scope`).
+* :mod:`agent.secrets` — a profile's ``.env``: :func:`get_secret` (fails closed where no profile
+  is bound) and :func:`write_secret` (atomic, 0600, keeps other lines).
+* :mod:`agent.threads` — threads that carry the caller's context: :func:`spawn_context_thread`,
+  :class:`~agent.threads.SerialWorker`.
+* :mod:`agent.memory_provider` — the :class:`MemoryProvider` contract every memory plugin
+  implements, and :func:`~agent.memory_provider.call_sync_turn` for older signatures.
+* :mod:`agent.memory_manager` — :class:`MemoryManager`: one per profile, at most one external
+  provider, every hook run in the provider's own profile, never raising into the agent loop.
+
+Plugin discovery, loading and the ``hermes`` CLI live in their own modules beside these.
+"""
+
+from agent.context import active_home, secret_scope, use_home
+from agent.memory_manager import MemoryManager
+from agent.memory_provider import MemoryProvider, ProviderInitError
+from agent.secrets import SecretScopeError, get_secret, write_secret
+from agent.threads import spawn_context_thread
+
+__all__ = [
+    "MemoryManager",
+    "MemoryProvider",
+    "ProviderInitError",
+    "SecretScopeError",
+    "active_home",
+    "get_secret",
+    "secret_scope",
+    "spawn_context_thread",
+    "use_home",
+    "write_secret",
+]
