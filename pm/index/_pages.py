@@ -1,0 +1,157 @@
+"""Project pages of a simple repository: PEP 691 JSON and PEP 503 HTML into :class:`FileLink`.
+
+Pure functions: page bytes and the page's final URL in, links out. Relative file URLs are
+resolved against the page URL (or an HTML ``<base href>``); files whose names are neither a
+wheel nor an sdist name are skipped; a page that cannot be parsed at all raises
+:class:`IndexFailure` naming the page URL.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from .base import FileLink, IndexFailure
+
+JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
+ACCEPT = ("application/vnd.pypi.simple.v1+json, "
+          "application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01")
+
+
+def parse_page(body: bytes, content_type: str, page_url: str, source: str) -> tuple[FileLink, ...]:
+    """Links of a project page, by its Content-Type (PEP 691 JSON, else HTML)."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media in JSON_TYPES:
+        return parse_json(body, page_url, source)
+    return parse_html(body, page_url, source)
+
+
+def _upload_time(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _json_metadata(entry: dict[str, Any]) -> str | None:
+    """PEP 714 ``core-metadata`` (else the older ``dist-info-metadata``) as a hash or ``""``."""
+    value = entry.get("core-metadata", entry.get("dist-info-metadata", False))
+    if isinstance(value, dict):
+        sha = value.get("sha256")
+        return sha.lower() if isinstance(sha, str) else ""
+    return "" if value is True else None
+
+
+def _json_yanked(value: object) -> str | None:
+    if value is True:
+        return ""
+    return value if isinstance(value, str) and value else None
+
+
+def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+    """PEP 691: ``files[]`` with url, hashes, requires-python, yanked, core-metadata, size…"""
+    try:
+        page = json.loads(body)
+        version = str(page.get("meta", {}).get("api-version", "1.0"))
+        files = page["files"]
+    except (ValueError, AttributeError, KeyError, TypeError) as exc:
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({exc})") from None
+    if version.split(".")[0] != "1":
+        raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
+    entries = [e for e in files if isinstance(e, dict)] if isinstance(files, list) else []
+    links = (_json_link(entry, page_url, source) for entry in entries)
+    return tuple(link for link in links if link is not None)
+
+
+def _json_link(entry: dict[str, Any], page_url: str, source: str) -> FileLink | None:
+    filename, hashes = entry.get("filename"), entry.get("hashes")
+    if not isinstance(filename, str):
+        return None
+    sha = hashes.get("sha256") if isinstance(hashes, dict) else None
+    size, requires_python = entry.get("size"), entry.get("requires-python")
+    if not isinstance(requires_python, str) or not requires_python.strip():
+        requires_python = None
+    return FileLink.parse(
+        filename,
+        urldefrag(urljoin(page_url, str(entry.get("url", ""))))[0],
+        sha256=sha.lower() if isinstance(sha, str) and sha else None,
+        size=size if isinstance(size, int) else None,
+        requires_python=requires_python,
+        yanked=_json_yanked(entry.get("yanked")),
+        upload_time=_upload_time(entry.get("upload-time")),
+        metadata_sha256=_json_metadata(entry),
+        source=source,
+    )
+
+
+class _Anchors(HTMLParser):
+    """Collects ``<a>`` attributes and text, and the first ``<base href>``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.base: str | None = None
+        self.anchors: list[tuple[dict[str, str | None], list[str]]] = []
+        self._open: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "base" and self.base is None:
+            self.base = dict(attrs).get("href")
+        elif tag == "a":
+            self._open = []
+            self.anchors.append((dict(attrs), self._open))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open.append(data)
+
+
+def _html_metadata(attrs: dict[str, str | None]) -> str | None:
+    """``data-core-metadata`` (else ``data-dist-info-metadata``): "true" or "sha256=<hex>"."""
+    value = attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata"))
+    if value is None or value.strip().lower() == "false":
+        return None
+    algorithm, _, digest = value.strip().partition("=")
+    return digest.lower() if algorithm.lower() == "sha256" and digest else ""
+
+
+def parse_html(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+    """PEP 503: anchors with ``#sha256=`` fragments and ``data-*`` attributes (PEP 592/658/714)."""
+    parser = _Anchors()
+    try:
+        parser.feed(body.decode("utf-8", errors="replace"))
+        parser.close()
+    except AssertionError as exc:  # html.parser's way of giving up
+        raise IndexFailure(page_url, f"unparsable HTML page ({exc})") from None
+    base = urljoin(page_url, parser.base) if parser.base else page_url
+    links: list[FileLink] = []
+    for attrs, text in parser.anchors:
+        href = attrs.get("href")
+        if not href:
+            continue
+        url, fragment = urldefrag(urljoin(base, href))
+        algorithm, _, digest = fragment.partition("=")
+        filename = url.rsplit("/", 1)[-1] or "".join(text).strip()
+        requires_python = (attrs.get("data-requires-python") or "").strip() or None
+        link = FileLink.parse(
+            unquote(filename),
+            url,
+            sha256=digest.lower() if algorithm == "sha256" and digest else None,
+            requires_python=requires_python,
+            yanked=attrs.get("data-yanked"),
+            metadata_sha256=_html_metadata(attrs),
+            source=source,
+        )
+        if link is not None:
+            links.append(link)
+    return tuple(links)
+

@@ -1,0 +1,126 @@
+"""The source interface: how the resolver sees packages, whatever holds them.
+
+A *source* answers two questions: which distribution files exist for a project (``links``), and
+what a file's core metadata says (``metadata``). The same resolver runs over a simple index over
+HTTP, a ``--find-links`` folder, the installed distributions of an environment, or an in-memory
+fake. Sources do I/O; the resolver core never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.tags import Tag
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    NormalizedName,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import Version
+
+from ..errors import PmError
+
+
+class IndexFailure(PmError):
+    """Fetching from a source failed (network, HTTP status, timeout, hash mismatch, bad data).
+
+    Never a verdict about the requirements: a resolution that meets one fails with exit 1.
+    """
+
+    def __init__(self, url: str, detail: str) -> None:
+        self.url = url
+        self.detail = detail
+        super().__init__(f"{url}: {detail}")
+
+
+@dataclass(frozen=True)
+class FileLink:
+    """One distribution file a source offers.
+
+    ``url`` is where to get it (``https://``, ``http://`` or ``file://``); ``sha256`` the hash the
+    source vouches for (None when it gives none); ``metadata_sha256`` the hash of a PEP 658/714
+    metadata file next to it, when the source serves one (``""`` when served without a hash).
+    """
+
+    filename: str
+    url: str
+    sha256: str | None = None
+    size: int | None = None
+    requires_python: str | None = None
+    yanked: str | None = None  # None = not yanked; else the reason ("" when none was given)
+    upload_time: datetime | None = None
+    metadata_sha256: str | None = None
+    source: str = ""  # a label of the source that offered it (its URL or folder)
+
+    # Derived from the filename, once.
+    name: NormalizedName = field(init=False, compare=False)
+    version: Version = field(init=False, compare=False)
+    tags: frozenset[Tag] = field(init=False, compare=False)
+    is_wheel: bool = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.filename.endswith(".whl"):
+            name, version, _, tags = parse_wheel_filename(self.filename)
+            is_wheel = True
+        else:
+            name, version = parse_sdist_filename(self.filename)
+            tags, is_wheel = frozenset(), False
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "tags", frozenset(tags))
+        object.__setattr__(self, "is_wheel", is_wheel)
+
+    @property
+    def is_yanked(self) -> bool:
+        return self.yanked is not None
+
+    @classmethod
+    def parse(cls, filename: str, url: str, **fields: object) -> "FileLink | None":
+        """A FileLink, or None for a file that is neither a wheel nor an sdist we can name."""
+        try:
+            return cls(filename, url, **fields)  # type: ignore[arg-type]
+        except (InvalidWheelFilename, InvalidSdistFilename, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """The parts of a distribution's core metadata the resolver needs."""
+
+    name: NormalizedName
+    version: Version
+    requires_dist: tuple[Requirement, ...] = ()
+    requires_python: SpecifierSet | None = None
+    provides_extra: frozenset[NormalizedName] = frozenset()
+
+
+class Source(Protocol):
+    """What the resolver needs from wherever packages live.
+
+    Implementations MUST be safe to call from several threads, MUST raise :class:`IndexFailure`
+    (naming the URL) for any fetch problem, and SHOULD make ``prefetch*`` cheap and non-blocking so
+    that resolver callbacks rarely wait on the network one request at a time.
+    """
+
+    def links(self, name: NormalizedName) -> Sequence[FileLink]:
+        """Every file of project ``name`` (an empty sequence when the project does not exist)."""
+        ...
+
+    def metadata(self, link: FileLink) -> Metadata:
+        """The core metadata of one file, verified against the hash the source gave."""
+        ...
+
+    def prefetch(self, names: Iterable[NormalizedName]) -> None:
+        """Start fetching these projects' file lists in the background."""
+        ...
+
+    def prefetch_metadata(self, links: Iterable[FileLink]) -> None:
+        """Start fetching these files' metadata in the background."""
+        ...

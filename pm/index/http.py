@@ -1,0 +1,309 @@
+"""A small thread-safe HTTP(S) client on :mod:`http.client`, and in-flight de-duplication.
+
+:class:`HttpClient` keeps one keep-alive connection per thread per host, reconnects once when a
+reused connection turns out dropped, follows redirects, and turns every failure into an
+:class:`IndexFailure` naming the URL with a short detail ("connection refused", "timed out after
+30s", "HTTP 503 Service Unavailable"). :class:`InFlight` runs each keyed fetch once, however many
+threads ask for it, on the caller's thread or on a pool.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import socket
+import ssl
+import threading
+import zlib
+from collections.abc import Callable, Collection, Hashable, Mapping
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from http import HTTPStatus
+from typing import Generic, NamedTuple, Protocol, TypeVar
+from urllib.parse import unquote, urljoin, urlsplit
+
+from .base import IndexFailure
+
+USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_WORKERS = 16
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: Errors that mean "the server closed a kept-alive connection": retry once on a fresh one.
+_DROPPED = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError,
+            BrokenPipeError, ConnectionAbortedError)
+_CHUNK = 1 << 16
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Sink(Protocol):
+    """Where a streamed body goes (a binary file, or a hashing wrapper around one)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+
+class Response(NamedTuple):
+    """One final answer: ``headers`` keys are lower case; ``url`` is after redirects."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    url: str
+
+
+def make_pool(workers: int = DEFAULT_WORKERS) -> ThreadPoolExecutor:
+    """The pool a source fetches on in the background."""
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hermes-pm-fetch")
+
+
+class HttpClient:
+    """GET over HTTP/1.1 with keep-alive; safe to share between threads.
+
+    Contract: :meth:`get` either returns a response whose status is in ``ok`` or raises
+    :class:`IndexFailure`; it never raises anything else for network trouble. Each call costs one
+    round trip per redirect hop on a connection owned by the calling thread (no locks held while
+    waiting on the network).
+    """
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT, max_redirects: int = 5,
+                 user_agent: str = USER_AGENT, ssl_context: ssl.SSLContext | None = None) -> None:
+        self.timeout = timeout
+        self.max_redirects = max_redirects
+        self.user_agent = user_agent
+        self._ssl_context = ssl_context
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._opened: list[http.client.HTTPConnection] = []
+        self._credentials: dict[str, str] = {}
+
+    def authorize(self, url: str) -> str:
+        """Remember credentials written in ``url`` (``user:token@host``) for its host.
+
+        Returns ``url`` without them: callers keep that clean URL in links, caches, messages and
+        receipts, while every request to that host (and only that host) carries Basic auth.
+        """
+        clean, header = split_credentials(url)
+        if header is not None:
+            with self._lock:
+                self._credentials[urlsplit(clean).netloc.lower()] = header
+        return clean
+
+    def _authorization(self, url: str) -> dict[str, str]:
+        clean, header = split_credentials(url)
+        header = header or self._credentials.get(urlsplit(clean).netloc.lower())
+        return {"Authorization": header} if header else {}
+
+    def get(self, url: str, *, headers: Mapping[str, str] | None = None,
+            ok: Collection[int] = (200,), sink: Sink | None = None) -> Response:
+        """GET ``url`` following up to ``max_redirects`` redirects.
+
+        With ``sink``, a 200 body is streamed into it (gzip decoded) and ``body`` is empty, so a
+        large file never sits in memory. A status outside ``ok`` raises ``IndexFailure(url, "HTTP
+        <status> <reason>")`` naming the final URL.
+        """
+        sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
+        current = url
+        for _ in range(self.max_redirects + 1):
+            response = self._exchange(current, {**sent, **self._authorization(current)})
+            status, reason = response.status, response.reason
+            found = {k.lower(): v for k, v in response.getheaders()}
+            if status in _REDIRECTS and "location" in found:
+                self._read(response, current, None, None)
+                current = urljoin(current, found["location"])
+                continue
+            target = sink if status == 200 else None
+            body = self._read(response, current, target, found.get("content-encoding"))
+            if status not in ok:
+                reason = reason or _phrase(status)
+                raise IndexFailure(redact(current), f"HTTP {status} {reason}".rstrip())
+            return Response(status, found, body, current)
+        raise IndexFailure(redact(url), f"too many redirects (more than {self.max_redirects})")
+
+    def close(self) -> None:
+        """Close every connection this client opened (in any thread)."""
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for connection in opened:
+            connection.close()
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _connection(self, scheme: str, host: str, port: int | None,
+                    url: str) -> http.client.HTTPConnection:
+        connections: dict[tuple[str, str, int | None], http.client.HTTPConnection]
+        connections = self._local.__dict__.setdefault("connections", {})
+        key = (scheme, host, port)
+        if (connection := connections.get(key)) is None:
+            if scheme == "https":
+                if self._ssl_context is None:
+                    self._ssl_context = ssl.create_default_context()
+                connection = http.client.HTTPSConnection(
+                    host, port, timeout=self.timeout, context=self._ssl_context)
+            elif scheme == "http":
+                connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
+            else:
+                raise IndexFailure(redact(url),
+                                   f"unsupported URL scheme {scheme!r} (http or https only)")
+            connections[key] = connection
+            with self._lock:
+                self._opened.append(connection)
+        return connection
+
+    def _exchange(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
+        """Send the request and read the status line, retrying once on a dropped keep-alive."""
+        parts = urlsplit(url)
+        if not parts.hostname:
+            raise IndexFailure(redact(url), "URL has no host")
+        host = parts.hostname
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection = self._connection(parts.scheme, host, parts.port, url)
+        for attempt in (1, 2):
+            reused = connection.sock is not None
+            try:
+                connection.request("GET", target, headers=dict(headers))
+                return connection.getresponse()
+            except _DROPPED as exc:
+                connection.close()
+                if reused and attempt == 1:
+                    continue
+                raise IndexFailure(redact(url), _describe(exc, self.timeout, host)) from None
+            except (OSError, http.client.HTTPException) as exc:
+                connection.close()
+                raise IndexFailure(redact(url), _describe(exc, self.timeout, host)) from None
+        raise AssertionError("unreachable")
+
+    def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
+              encoding: str | None) -> bytes:
+        """The whole body (decoded), or streamed into ``sink``; the connection stays reusable."""
+        decoder = zlib.decompressobj(wbits=31) if (encoding or "").lower() == "gzip" else None
+        chunks: list[bytes] = []
+        write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append
+        try:
+            while chunk := response.read(_CHUNK):
+                write(decoder.decompress(chunk) if decoder else chunk)
+            if decoder:
+                write(decoder.flush())
+        except (OSError, http.client.HTTPException, zlib.error) as exc:
+            response.close()
+            parts = urlsplit(url)
+            raise IndexFailure(redact(url), "while reading the body: "
+                               + _describe(exc, self.timeout, parts.hostname or "")) from None
+        return b"".join(chunks)
+
+
+def redact(url: str) -> str:
+    """``url`` with any password replaced by ``****`` (for messages and receipts)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:****@{parts.netloc.rsplit('@', 1)[1]}"
+    return parts._replace(netloc=netloc).geturl()
+
+
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``(url without user:password@, Basic Authorization header value or None)``."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, None
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    clean = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
+    return clean, "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _describe(exc: BaseException, timeout: float, host: str) -> str:
+    """A short, stable sentence for a network exception."""
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        return f"timed out after {timeout:g}s"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve host {host!r} ({exc.strerror or exc})"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"TLS certificate verification failed ({exc.verify_message or exc})"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error ({exc.reason or exc})"
+    if isinstance(exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+                        ConnectionAbortedError, http.client.IncompleteRead)):
+        return "connection closed by the server"
+    if isinstance(exc, zlib.error):
+        return f"invalid gzip body ({exc})"
+    if isinstance(exc, http.client.HTTPException):
+        return f"invalid HTTP response ({type(exc).__name__})"
+    if isinstance(exc, OSError):
+        return f"network error ({exc.strerror or exc})"
+    return str(exc)
+
+
+class _Slot(Generic[V]):
+    __slots__ = ("claimed", "future")
+
+    def __init__(self) -> None:
+        self.claimed = False
+        self.future: Future[V] = Future()
+
+
+class InFlight(Generic[K, V]):
+    """Compute each key once, whoever asks first; everyone else joins that computation.
+
+    Contract: for one key, ``compute`` runs at most once at a time and its result is kept for the
+    life of this object; a failure is delivered to everyone waiting at that moment and then
+    forgotten, so a later :meth:`get` tries again. :meth:`submit` queues work on the executor and
+    returns at once; a :meth:`get` of a key that is queued but not started runs it on the calling
+    thread instead of waiting behind the queue.
+    """
+
+    def __init__(self, executor: Executor | None) -> None:
+        self._executor = executor
+        self._lock = threading.Lock()
+        self._slots: dict[K, _Slot[V]] = {}
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        with self._lock:
+            slot = self._slots.get(key)
+            if slot is None:
+                slot = self._slots[key] = _Slot()
+            run, slot.claimed = not slot.claimed, True
+        if run:
+            self._run(key, slot, compute)
+        return slot.future.result()
+
+    def submit(self, key: K, compute: Callable[[], V]) -> None:
+        if self._executor is None:
+            return
+        with self._lock:
+            if key in self._slots:
+                return
+            slot = self._slots[key] = _Slot()
+        try:
+            self._executor.submit(self._claim, key, slot, compute)
+        except RuntimeError:  # the executor was shut down: let a later get() compute it inline
+            with self._lock:
+                if self._slots.get(key) is slot and not slot.claimed:
+                    del self._slots[key]
+
+    def _claim(self, key: K, slot: _Slot[V], compute: Callable[[], V]) -> None:
+        with self._lock:
+            if slot.claimed:
+                return
+            slot.claimed = True
+        self._run(key, slot, compute)
+
+    def _run(self, key: K, slot: _Slot[V], compute: Callable[[], V]) -> None:
+        try:
+            value = compute()
+        except BaseException as exc:
+            with self._lock:
+                if self._slots.get(key) is slot:
+                    del self._slots[key]
+            slot.future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            slot.future.set_result(value)
