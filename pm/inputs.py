@@ -11,7 +11,7 @@ from packaging.version import Version
 from . import __version__
 from .config import read_config
 from .core import Core, load_core
-from .selection import Selection, select
+from .selection import PluginStatus, Selection, select
 from .settings import Flags, Settings, resolve_settings
 from .target import Target, target_for
 from .union import Union, build_union, fingerprint
@@ -26,6 +26,12 @@ class Inputs:
     selection: Selection
     union: Union
     fingerprint: str
+
+    def find(self, name: str) -> PluginStatus | None:
+        """The plugin called ``name`` (key or leaf name), preferring a non-shadowed root."""
+        matches = [s for s in self.selection.plugins if name in (s.plugin.key, s.plugin.root.leaf)]
+        matches.sort(key=lambda s: s.status == "shadowed")
+        return matches[0] if matches else None
 
     def to_receipt(self) -> dict[str, Any]:
         """The ``inputs`` section of a receipt (DESIGN.md, schema 1)."""
@@ -73,13 +79,14 @@ def plugin_to_json(status: Any) -> dict[str, Any]:
     }
 
 
-def gather(home: Path, flags: Flags) -> Inputs:
+def gather(home: Path, flags: Flags, *, candidate: str | None = None) -> Inputs:
     """Read everything an operation needs. Raises ConfigError when the primary config is broken."""
     config = read_config(home)
     settings = resolve_settings(flags, config)
     target = target_for(settings.python)
     core = load_core(settings.core, settings.core_lock)
-    selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__))
+    selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
+                       candidate=candidate)
     union = build_union(core, selection)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
     return Inputs(home, settings, target, core, selection, union, digest)

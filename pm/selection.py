@@ -9,7 +9,7 @@ member. An unreadable primary config is an error; an unreadable profile is skipp
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -76,10 +76,22 @@ def select(
     python_version: Version,
     host_version: Version,
     sources: Callable[[Path], PluginSources] = PluginSources.for_home,
+    candidate: str | None = None,
 ) -> Selection:
-    """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary."""
+    """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
+
+    ``candidate`` is a plugin proposed for the primary home: selected as if it were listed in
+    ``plugins.enabled`` and not in ``plugins.disabled`` (nothing is written).
+    """
     notices: list[str] = []
-    homes = [(home, "", read_config(home))]
+    primary = read_config(home)
+    if candidate is not None:
+        primary = replace(
+            primary,
+            enabled=(*primary.enabled, candidate),
+            disabled=tuple(d for d in primary.disabled if d not in (candidate, candidate.rsplit("/", 1)[-1])),
+        )
+    homes = [(home, "", primary)]
     for profile in sorted((home / "profiles").glob("*/config.yaml")):
         try:
             homes.append((profile.parent, profile.parent.name, read_config(profile.parent)))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from .config import HomeConfig
+from .errors import UsageError
 
 DEFAULT_INDEX_URL = "https://pypi.org/simple/"
 
@@ -42,15 +44,37 @@ class Settings:
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = field(default=())
 
+    @property
+    def cutoff(self) -> datetime | None:
+        return parse_cutoff(self.exclude_newer)
+
     def fingerprint_part(self) -> dict[str, Any]:
         """The settings that change a resolution (paths of files are covered by their digests)."""
         return {
             "index_urls": list(self.index_urls),
             "find_links": [str(p) for p in self.find_links],
             "prereleases": self.prereleases,
-            "exclude_newer": self.exclude_newer,
+            "exclude_newer": self.exclude_newer if not (self.exclude_newer or "").endswith(("day", "days"))
+            else str(self.cutoff.date()) if self.cutoff else None,
             "allow_builds": sorted(self.allow_builds),
         }
+
+
+def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetime | None:
+    """``exclude_newer`` as a UTC datetime: an ISO date or date-time, or "N days" (ago)."""
+    if not value:
+        return None
+    text = value.strip()
+    parts = text.split()
+    if len(parts) == 2 and parts[0].isdigit() and parts[1] in ("day", "days"):
+        return datetime.now(timezone.utc) - timedelta(days=int(parts[0]))
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{key}: {value!r} is neither a date (2026-01-31), a date-time, nor 'N days'") from None
+    if len(text) == 10:  # a bare date means the end of that day
+        moment = moment + timedelta(days=1)
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def resolve_home(flag: str | None, env: Mapping[str, str] | None = None) -> Path:
@@ -96,7 +120,13 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         index_urls=() if flags.no_index else (index_url,),
         find_links=tuple(p for p in find_links if p is not None),
         offline=flags.offline,
-        prereleases=pick(flags.prereleases, None, "prereleases"),
+        prereleases=_prereleases(pick(flags.prereleases, None, "prereleases")),
         exclude_newer=pick(flags.exclude_newer, None, "exclude_newer"),
         allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
     )
+
+
+def _prereleases(value: str | None) -> str | None:
+    if value not in (None, "allow", "pep440"):
+        raise UsageError(f"pm.prereleases: {value!r} is not a policy (use 'allow', or leave it out for PEP 440)")
+    return None if value == "pep440" else value

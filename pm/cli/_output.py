@@ -14,7 +14,8 @@ def use_colour(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
-def paint(text: str, style: str, stream: TextIO = sys.stdout) -> str:
+def paint(text: str, style: str, stream: TextIO | None = None) -> str:
+    stream = sys.stdout if stream is None else stream
     if not use_colour(stream):
         return text
     return f"\x1b[{_CODES[style]}m{text}\x1b[0m"

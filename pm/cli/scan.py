@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..inputs import Inputs, plugin_to_json
+from ..inputs import Inputs, gather, plugin_to_json
+from ._common import flags_from, home_of, start_receipt
 from ._output import emit_json, paint, table
 
 
@@ -30,7 +31,13 @@ def report(inputs: Inputs) -> dict[str, Any]:
     }
 
 
-def run(inputs: Inputs, args: argparse.Namespace) -> int:
+HELP = "plugin roots, declarations, members and why not, requirements with origins"
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs = gather(home_of(args), flags_from(args))
+    receipt = start_receipt("scan", inputs)
+    receipt.finish("ok", 0)
     if args.json:
         emit_json(report(inputs))
         return 0

@@ -1,0 +1,94 @@
+"""What every pm command shares: options, flags, the home, sources, and receipt plumbing."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..index.multi import MultiSource
+from ..inputs import Inputs
+from ..receipt import Receipt
+from ..resolver import Policy
+from ..settings import Flags, resolve_home
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", help="the HERMES_HOME to use (default: $HERMES_HOME or ~/.hermes)")
+    parser.add_argument("--json", action="store_true", help="structured output on stdout")
+
+
+def add_resolution_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("resolution options")
+    group.add_argument("--python", help="target interpreter (default: the running one)")
+    group.add_argument("--core", help="the host's pyproject.toml (default: the installed hermes-pm)")
+    group.add_argument("--core-lock", help="core's lock: a pylock.toml or name==version lines")
+    group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url)")
+    group.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                       help="a folder of wheels (repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
+    group.add_argument("--no-index", action="store_true", help="use only --find-links folders")
+    group.add_argument("--offline", action="store_true", help="never touch the network; use the cache only")
+    group.add_argument("--prereleases", choices=["allow", "pep440"], help="pre-release policy (config pm.prereleases)")
+    group.add_argument("--exclude-newer", metavar="DATE", help="ignore files uploaded after DATE or 'N days' ago")
+    group.add_argument("--allow-build", action="append", default=[], metavar="NAME",
+                       help="allow building NAME from its sdist (config pm.allow_builds)")
+
+
+def flags_from(args: argparse.Namespace) -> Flags:
+    return Flags(
+        home=args.home,
+        python=getattr(args, "python", None),
+        core=getattr(args, "core", None),
+        core_lock=getattr(args, "core_lock", None),
+        index_url=getattr(args, "index_url", None),
+        find_links=tuple(getattr(args, "find_links", None) or ()),
+        no_index=getattr(args, "no_index", False),
+        offline=getattr(args, "offline", False),
+        prereleases=getattr(args, "prereleases", None),
+        exclude_newer=getattr(args, "exclude_newer", None),
+        allow_builds=tuple(getattr(args, "allow_build", None) or ()),
+    )
+
+
+def home_of(args: argparse.Namespace) -> Path:
+    return resolve_home(args.home)
+
+
+def shown_home(args: argparse.Namespace) -> Path | None:
+    """The --home to repeat in printed commands (None when the user did not give one)."""
+    return home_of(args) if args.home else None
+
+
+def policy_of(inputs: Inputs) -> Policy:
+    from packaging.utils import canonicalize_name
+
+    settings = inputs.settings
+    return Policy(
+        allow_prereleases=settings.prereleases == "allow",
+        exclude_newer=settings.cutoff,
+        allow_builds=frozenset(canonicalize_name(n) for n in settings.allow_builds),
+    )
+
+
+def source_of(inputs: Inputs) -> MultiSource:
+    """The configured sources; close them (``with``) so background fetches stop."""
+    from ..index import open_sources
+
+    settings = inputs.settings
+    return open_sources(settings.index_urls, settings.find_links, offline=settings.offline)
+
+
+def start_receipt(kind: str, inputs: Inputs, candidate: str | None = None) -> Receipt:
+    receipt = Receipt(kind, inputs.home, candidate=candidate)
+    receipt.target = inputs.target.to_receipt()
+    receipt.inputs = inputs.to_receipt()
+    receipt.warnings += list(inputs.selection.notices)
+    receipt.warnings += [w for s in inputs.selection.plugins for w in s.plugin.warnings]
+    return receipt
+
+
+
+def cache_dir() -> Path:
+    """pm's cache, shared by every home of the user (see :func:`pm.index.cache.default_cache_dir`)."""
+    from ..index.cache import default_cache_dir
+
+    return default_cache_dir()

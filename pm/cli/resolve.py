@@ -1,0 +1,107 @@
+"""``hermes pm resolve [--with NAME]``: a dry run of core + selection (+ candidate); installs nothing."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
+from ..index.base import IndexFailure
+from ..inputs import Inputs, gather
+from ..receipt import Receipt
+from ..records import conflict_steps, conflict_to_json, resolution_to_json
+from ..resolver import Conflict, Resolution, TooComplex, resolve_union
+from ._common import flags_from, home_of, policy_of, shown_home, source_of, start_receipt
+from ._output import emit_json, paint, say, table
+
+HELP = "dry run: can core and the selected plugins (and a candidate) live together? installs nothing"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--with", dest="candidate", metavar="NAME", help="also resolve this plugin, as if enabled")
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs = gather(home_of(args), flags_from(args), candidate=args.candidate)
+    receipt = start_receipt("resolve", inputs, args.candidate)
+    code, resolution = resolve_with_receipt(inputs, receipt, args)
+    if args.json:
+        emit_json(receipt.to_json(_outcome(code), code) | {"receipt_path": str(receipt.path)})
+    elif resolution is not None:
+        print(render(inputs, resolution, receipt.extra.get("seconds", 0.0)))
+    if not args.json and receipt.path is not None:
+        say(f"receipt: {receipt.path}")
+    return code
+
+
+def _outcome(code: int) -> str:
+    return {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
+
+
+def check_candidate(inputs: Inputs, candidate: str | None) -> None:
+    if candidate is None:
+        return
+    found = inputs.find(candidate)
+    if found is None:
+        raise PmError(f"no plugin named {candidate!r} in {inputs.home} (see `hermes pm scan`)")
+    if found.status in ("invalid", "sits-out", "shadowed"):
+        raise PmError(f"plugin {candidate!r} cannot join the union: {found.status}: {found.reason}")
+
+
+def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namespace,
+                         *, finish_ok: bool = True) -> tuple[int, Resolution | None]:
+    """Resolve, fill the receipt, tell the person; returns (exit code, resolution).
+
+    A conflict or failure finishes (writes) the receipt; a success does too unless ``finish_ok``
+    is False (the caller goes on to build, and finishes it).
+    """
+    started = time.perf_counter()
+    try:
+        check_candidate(inputs, args.candidate)
+        with source_of(inputs) as source:
+            resolution = resolve_union(inputs.union, inputs.target, source, policy_of(inputs),
+                                       candidate=args.candidate)
+    except Conflict as conflict:
+        receipt.conflict = conflict_to_json(conflict)
+        for command, why in conflict_steps(conflict, shown_home(args)):
+            receipt.step(command, why)
+        receipt.finish("conflict", EXIT_CONFLICT)
+        if not args.json:
+            tell_conflict(conflict, receipt)
+        return EXIT_CONFLICT, None
+    except (IndexFailure, TooComplex, PmError) as failure:
+        kind = "index" if isinstance(failure, IndexFailure) else "too-complex" if isinstance(failure, TooComplex) else "error"
+        receipt.failure = {"kind": kind, "message": str(failure), "url": getattr(failure, "url", None)}
+        receipt.finish("failed", EXIT_FAILURE)
+        if not args.json:
+            say(f"{paint('error', 'red')}: {failure}")
+            if kind == "index":
+                say("this is a failure to fetch, not a verdict on your plugins: nothing was changed")
+        return EXIT_FAILURE, None
+    receipt.resolution = resolution_to_json(resolution)
+    receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
+    if finish_ok:
+        receipt.finish("ok", EXIT_OK)
+    return EXIT_OK, resolution
+
+
+def tell_conflict(conflict: Conflict, receipt: Receipt) -> None:
+    lead = (f"refused: plugin {conflict.candidate!r} cannot be added" if conflict.candidate
+            else "the selected plugins cannot live together in one environment")
+    say(f"{paint('conflict', 'red')}: {lead}")
+    say(f"  {conflict}")
+    if receipt.next_steps:
+        say("next steps:")
+        for step in receipt.next_steps:
+            say(f"  {step['command']}\n      {step['why']}")
+
+
+def render(inputs: Inputs, resolution: Resolution, seconds: float) -> str:
+    members = len(inputs.union.members)
+    head = (f"resolved {len(resolution.pins)} packages for core + {members} plugin(s) "
+            f"(Python {inputs.target.python_full_version}, {inputs.target.platform}) in {seconds:.2f}s")
+    rows = []
+    for pin in resolution.pins:
+        who = ", ".join(dict.fromkeys("core" if o.is_core else o.plugin or "" for o in pin.required_by))
+        rows.append([pin.name, str(pin.version), who])
+    return head + "\n" + table(rows, ["package", "version", "required by"])

@@ -1,0 +1,49 @@
+"""``hermes pm why PACKAGE``: which origins pull a package in, and at which version."""
+
+from __future__ import annotations
+
+import argparse
+
+from packaging.utils import canonicalize_name
+
+from ..errors import EXIT_FAILURE, EXIT_OK
+from ..inputs import gather
+from ._common import flags_from, home_of, start_receipt
+from ._output import emit_json, say
+from .resolve import resolve_with_receipt
+
+HELP = "which plugins (or core) pull a package in, and at which version"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("package", help="a package name")
+    parser.set_defaults(candidate=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    name = canonicalize_name(args.package)
+    inputs = gather(home_of(args), flags_from(args))
+    receipt = start_receipt("why", inputs)
+    direct = [t for t in inputs.union.requirements if canonicalize_name(t.requirement.name) == name]
+    receipt.extra["package"] = name
+    code, resolution = resolve_with_receipt(inputs, receipt, args)
+    pin = resolution.by_name().get(name) if resolution is not None else None
+    if args.json:
+        emit_json({"package": name, "version": str(pin.version) if pin else None,
+                   "required_by": [o.to_json() for o in pin.required_by] if pin else [],
+                   "parents": [str(p) for p in pin.parents] if pin else [],
+                   "declared": [{"requirement": str(t.requirement), "origin": t.origin.to_json()} for t in direct]})
+    elif pin is not None:
+        print(f"{pin.name} {pin.version}")
+        for parent in pin.parents:
+            print(f"  {parent}")
+        roots = ", ".join(str(o) for o in pin.required_by)
+        print(f"  (pulled in by: {roots})")
+    elif direct:
+        print(f"{name} is declared but not resolved:")
+        for tagged in direct:
+            print(f"  {tagged.origin} requires {tagged.requirement}")
+    if pin is None and not direct and code == EXIT_OK:
+        say(f"error: {name} is not part of the resolution of {inputs.home}")
+        return EXIT_FAILURE
+    return code if pin is None and code != EXIT_OK else EXIT_OK

@@ -1,0 +1,99 @@
+"""Values to receipt sections and back: resolutions, conflicts, next steps. Pure; no I/O."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from .index.base import FileLink
+from .resolver import Conflict, Pin, Resolution
+from .union import Origin
+
+
+def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
+    return {"packages": [pin_to_json(p) for p in resolution.pins]}
+
+
+def pin_to_json(pin: Pin) -> dict[str, Any]:
+    link = pin.link
+    return {
+        "name": pin.name,
+        "version": str(pin.version),
+        "extras": sorted(pin.extras),
+        "required_by": [o.to_json() for o in pin.required_by],
+        "parents": [str(p) for p in pin.parents],
+        "dependencies": list(pin.dependencies),
+        "file": {
+            "url": link.url,
+            "filename": link.filename,
+            "sha256": link.sha256,
+            "size": link.size,
+            "requires_python": link.requires_python,
+            "upload_time": link.upload_time.isoformat() if link.upload_time else None,
+            "index": link.source or None,
+        },
+    }
+
+
+def resolution_from_json(data: dict[str, Any]) -> Resolution:
+    """Rebuild a Resolution from a receipt's ``resolution`` section (for export, why, frozen syncs)."""
+    pins = []
+    for item in data["packages"]:
+        f = item["file"]
+        link = FileLink(f["filename"], f["url"], sha256=f["sha256"], size=f.get("size"),
+                        requires_python=f.get("requires_python"), source=f.get("index") or "")
+        origins = tuple(Origin(o.get("plugin"), o.get("file")) for o in item["required_by"])
+        pins.append(Pin(canonicalize_name(item["name"]), Version(item["version"]), link,
+                        frozenset(item.get("extras", ())), origins, (),
+                        tuple(item.get("dependencies", ()))))
+    return Resolution(tuple(pins))
+
+
+def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
+    return {
+        "plugins": list(conflict.plugins),
+        "causes": [c.to_json() for c in conflict.causes],
+        "findings": [
+            {"kind": f.kind, "package": f.package, "detail": f.detail, "causes": [c.to_json() for c in f.causes]}
+            for f in conflict.findings
+        ],
+        "message": str(conflict),
+    }
+
+
+def hermes(*words: str, home: Path | None = None) -> str:
+    """A ``hermes`` command line, quoted so it runs exactly as printed."""
+    argv = ["hermes", *words]
+    if home is not None:
+        argv += ["--home", str(home)]
+    return shlex.join(argv)
+
+
+def conflict_steps(conflict: Conflict, home: Path | None) -> list[tuple[str, str]]:
+    """Next steps for a conflict: commands that run as printed, each with why."""
+    steps: list[tuple[str, str]] = []
+    candidate = conflict.candidate
+    partners = [p for p in conflict.plugins if p != candidate]
+    for partner in partners:
+        steps.append((hermes("plugins", "disable", partner, home=home),
+                      f"plugin {partner!r} collides" + (f" with {candidate!r}" if candidate else "")
+                      + "; disabling it makes room (pm never does this for you)"))
+    if candidate is not None:
+        steps.append((hermes("pm", "resolve", "--with", candidate, home=home),
+                      f"re-check {candidate!r} after changing the selection"))
+    for finding in conflict.findings:
+        package = finding.package.split("[")[0]
+        if finding.kind == "conflict":
+            plugin_causes = [c for c in finding.causes if c.origin.plugin is not None]
+            for cause in plugin_causes[:2]:
+                steps.append((hermes("pm", "why", package, home=home),
+                              f"see who pulls in {package}; the author of plugin {cause.origin.plugin!r} "
+                              f"may relax {cause.requirement!r}"))
+        elif finding.kind == "sdist-only":
+            steps.append((hermes("pm", "resolve", "--allow-build", package, home=home),
+                          f"{package} has no wheel; building it runs its build backend (opt-in)"))
+    return steps

@@ -1,0 +1,189 @@
+"""The resolvelib provider: a thin adapter between resolvelib and a :class:`~pm.index.base.Source`.
+
+It never touches the network itself: it asks the source, and hints the source to prefetch project
+pages and metadata it will likely need next, so resolvelib's callbacks rarely wait on one request
+at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import NormalizedName
+from packaging.version import Version
+from resolvelib import AbstractProvider
+
+from ..index.base import FileLink, IndexFailure, Metadata, Source
+from ..target import Target
+from .model import PYTHON, Candidate, Policy, Req
+
+#: How many of the best candidates of a project get their metadata prefetched.
+_PREFETCH_CANDIDATES = 2
+
+
+class Provider(AbstractProvider):  # type: ignore[type-arg]
+    """Finds candidates and dependencies for one target and one policy."""
+
+    def __init__(self, source: Source, target: Target, policy: Policy) -> None:
+        self.source = source
+        self.target = target
+        self.policy = policy
+        self.python_version = Version(target.python_full_version)
+        self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
+        self._environment = target.environment
+        self._counts: dict[str, int] = {}
+        self._metadata: dict[FileLink, Metadata] = {}
+
+    # -- resolvelib callbacks ---------------------------------------------------------------------
+
+    def identify(self, requirement_or_candidate: Req | Candidate) -> str:
+        return requirement_or_candidate.key
+
+    def get_preference(
+        self,
+        identifier: str,
+        resolutions: Mapping[str, Candidate],
+        candidates: Mapping[str, Iterator[Candidate]],
+        information: Mapping[str, Iterator[Any]],
+        backtrack_causes: Sequence[Any],
+    ) -> tuple[bool, bool, bool, bool, int, str]:
+        """Which unpinned identifier to work on next; smaller sorts first.
+
+        1. Requires-Python (the ``<python>`` pseudo-package): one candidate, decides a lot.
+        2. Identifiers named in the latest backtrack causes: settle the conflict where it is.
+        3. Identifiers with an exact ``==`` pin (core's lock among them): nothing to choose.
+        4. Identifiers with an upper bound: fewer versions will do.
+        5. Fewer candidates first (the count from the last ``find_matches``).
+        6. The name, for a stable order.
+        """
+        requirements = [info.requirement for info in information[identifier]]
+        cause_names = {c.requirement.key for c in backtrack_causes} | {
+            c.parent.key for c in backtrack_causes if c.parent is not None
+        }
+        pinned = any(r.is_exact_pin for r in requirements)
+        upper = any(s.operator in ("<", "<=", "~=", "==") for r in requirements for s in r.specifier)
+        return (
+            identifier != PYTHON,
+            identifier not in cause_names,
+            not pinned,
+            not upper,
+            self._counts.get(identifier, 1_000),
+            identifier,
+        )
+
+    def find_matches(
+        self,
+        identifier: str,
+        requirements: Mapping[str, Iterator[Req]],
+        incompatibilities: Mapping[str, Iterator[Candidate]],
+    ) -> list[Candidate]:
+        """Candidates satisfying every requirement on ``identifier``, best (newest) first."""
+        reqs = list(requirements[identifier])
+        bad = {c.version for c in incompatibilities[identifier]}
+        origins = frozenset(o for r in reqs for o in r.origins)
+        if identifier == PYTHON:
+            fits = all(r.specifier.contains(self.python_version, prereleases=True) for r in reqs)
+            found = [Candidate(PYTHON, self.python_version, frozenset(), None, origins)] if fits else []
+        else:
+            name, extras = reqs[0].name, reqs[0].extras
+            found = [
+                Candidate(name, version, extras, link, origins)
+                for version, link in self.best_files(name, reqs)
+                if version not in bad
+            ]
+            self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
+        self._counts[identifier] = len(found)
+        return found
+
+    def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
+        return requirement.specifier.contains(candidate.version, prereleases=True)
+
+    def get_dependencies(self, candidate: Candidate) -> list[Req]:
+        if candidate.link is None:
+            return []
+        metadata = self.metadata(candidate.link)
+        origins = candidate.origins
+        deps: list[Req] = []
+        if candidate.extras:
+            deps.append(Req(candidate.name, SpecifierSet(f"=={candidate.version}"), frozenset(),
+                            f"{candidate.name}=={candidate.version}", origins, candidate))
+        if metadata.requires_python is not None:
+            deps.append(Req(PYTHON, metadata.requires_python, frozenset(),  # type: ignore[arg-type]
+                            f"Python {metadata.requires_python}", origins, candidate))
+        for extra in sorted(candidate.extras) or [""]:
+            environment = {**self._environment, "extra": extra}
+            for requirement in metadata.requires_dist:
+                if requirement.marker is not None and not requirement.marker.evaluate(environment):
+                    continue
+                if extra and requirement.marker is None:
+                    continue  # the base candidate brings the unconditional ones
+                deps.append(Req.from_requirement(requirement, origins, candidate))
+        self.source.prefetch(d.name for d in deps if d.name != PYTHON)
+        return deps
+
+    # -- helpers shared with the explanation ------------------------------------------------------
+
+    def metadata(self, link: FileLink) -> Metadata:
+        found = self._metadata.get(link)
+        if found is None:
+            found = self.source.metadata(link)
+            if found.name != link.name or found.version != link.version:
+                raise IndexFailure(link.url, f"metadata names {found.name} {found.version}, "
+                                             f"but the file is {link.name} {link.version}")
+            self._metadata[link] = found
+        return found
+
+    def tag_rank(self, link: FileLink) -> int | None:
+        """Rank of a wheel's best tag for the target (lower is better), None if incompatible."""
+        ranks = [self._tag_rank[str(t)] for t in link.tags if str(t) in self._tag_rank]
+        return min(ranks) if ranks else None
+
+    def usable(self, link: FileLink) -> bool:
+        """Whether a file can be installed on the target under the policy (yanked aside)."""
+        if link.is_wheel:
+            if self.tag_rank(link) is None:
+                return False
+        elif link.name not in self.policy.allow_builds:
+            return False
+        if link.requires_python:
+            try:
+                if not SpecifierSet(link.requires_python).contains(self.python_version, prereleases=True):
+                    return False
+            except ValueError:
+                pass  # an unparsable Requires-Python on the index page: the metadata decides
+        cutoff = self.policy.exclude_newer
+        return not (cutoff is not None and link.upload_time is not None and link.upload_time > cutoff)
+
+    def best_files(self, name: NormalizedName, reqs: Iterable[Req]) -> list[tuple[Version, FileLink]]:
+        """(version, best file) for every version allowed by ``reqs``, newest first."""
+        reqs = list(reqs)
+        by_version: dict[Version, FileLink] = {}
+        for link in self.source.links(name):
+            if not self.usable(link):
+                continue
+            current = by_version.get(link.version)
+            if current is None or self._file_order(link) < self._file_order(current):
+                by_version[link.version] = link
+        versions = [v for v in by_version if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+        versions = self._apply_prerelease_rule(versions, reqs)
+        result = []
+        for version in sorted(versions, reverse=True):
+            link = by_version[version]
+            if link.is_yanked and not any(r.is_exact_pin for r in reqs):
+                continue
+            result.append((version, link))
+        return result
+
+    def _file_order(self, link: FileLink) -> tuple[int, int]:
+        """Prefer non-yanked files, then wheels by tag rank, then sdists."""
+        rank = self.tag_rank(link) if link.is_wheel else None
+        return (1 if link.is_yanked else 0, rank if rank is not None else len(self._tag_rank))
+
+    def _apply_prerelease_rule(self, versions: list[Version], reqs: list[Req]) -> list[Version]:
+        """PEP 440: pre-releases only when allowed, named in a specifier, or the only match."""
+        if self.policy.allow_prereleases or any(r.specifier.prereleases for r in reqs):
+            return versions
+        finals = [v for v in versions if not v.is_prerelease]
+        return finals or versions

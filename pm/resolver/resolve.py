@@ -1,0 +1,98 @@
+"""One resolution: the union's requirements (markers evaluated for the target) through resolvelib."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from packaging.requirements import Requirement
+from packaging.utils import NormalizedName
+from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+
+from ..core import Core
+from ..index.base import Source
+from ..target import Target
+from ..union import Origin, Union
+from .explain import TooComplex, explain
+from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution
+from .provider import Provider
+
+#: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
+MAX_ROUNDS = 20_000
+
+
+def root_requirements(union: Union, core: Core, target: Target) -> list[Req]:
+    """Core's lock as exact pins, then every requirement of the union whose marker applies."""
+    environment = {**target.environment, "extra": ""}
+    roots = [
+        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}))
+        for name, version in core.lock
+    ]
+    roots = [Req(r.name, r.specifier, r.extras, r.text, r.origins, None, locked=True) for r in roots]
+    for tagged in union.requirements:
+        requirement = tagged.requirement
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        roots.append(Req.from_requirement(requirement, frozenset({tagged.origin})))
+    return roots
+
+
+def resolve_union(
+    union: Union,
+    target: Target,
+    source: Source,
+    policy: Policy,
+    *,
+    candidate: str | None = None,
+    max_rounds: int = MAX_ROUNDS,
+) -> Resolution:
+    """Pins for the union on ``target``. Raises Conflict, TooComplex or IndexFailure."""
+    roots = root_requirements(union, union.core, target)
+    source.prefetch(dict.fromkeys(r.name for r in roots))
+    provider = Provider(source, target, policy)
+    resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
+    try:
+        result = resolver.resolve(roots, max_rounds=max_rounds)
+    except ResolutionImpossible as exc:
+        raise explain(exc.causes, provider, candidate) from None
+    except ResolutionTooDeep:
+        raise TooComplex(max_rounds) from None
+    return _to_resolution(result)
+
+
+def _to_resolution(result: object) -> Resolution:
+    mapping: dict[str, Candidate] = result.mapping  # type: ignore[attr-defined]
+    criteria = result.criteria  # type: ignore[attr-defined]
+    extras: dict[NormalizedName, set[NormalizedName]] = {}
+    origins: dict[NormalizedName, set[Origin]] = {}
+    parents: dict[NormalizedName, list[Parent]] = {}
+    children: dict[NormalizedName, set[NormalizedName]] = {}
+    for key, candidate in mapping.items():
+        if key == PYTHON:
+            continue
+        extras.setdefault(candidate.name, set()).update(candidate.extras)
+        for info in criteria[key].information:
+            req: Req = info.requirement
+            origins.setdefault(candidate.name, set()).update(req.origins)
+            parent = info.parent
+            if parent is None:
+                parents.setdefault(candidate.name, []).extend(Parent(req.text, origin=o, locked=req.locked) for o in sorted(req.origins, key=str))
+            elif parent.name != candidate.name:
+                parents.setdefault(candidate.name, []).append(Parent(req.text, package=f"{parent.name} {parent.version}"))
+                children.setdefault(parent.name, set()).add(candidate.name)
+    pins = []
+    for key, candidate in mapping.items():
+        if key == PYTHON or candidate.extras or candidate.link is None:
+            continue
+        name = candidate.name
+        pins.append(Pin(
+            name=name,
+            version=candidate.version,
+            link=candidate.link,
+            extras=frozenset(extras.get(name, ())),
+            required_by=tuple(sorted(origins.get(name, ()), key=lambda o: (o.plugin is not None, str(o)))),
+            parents=tuple(dict.fromkeys(parents.get(name, ()))),
+            dependencies=tuple(sorted(children.get(name, ()))),
+        ))
+    return Resolution(tuple(sorted(pins, key=lambda p: p.name)))
+
+
