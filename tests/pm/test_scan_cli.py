@@ -57,6 +57,10 @@ def home(tmp_path):
     return home
 
 
+def first_line(capsys) -> str:
+    return capsys.readouterr().err.splitlines()[0]
+
+
 def scan_json(home: Path, *extra: str) -> dict:
     env = {**os.environ, "HERMES_BUNDLED_PLUGINS": str(home / "bundled"), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "pm", "scan", "--json", "--home", str(home), *extra],
@@ -122,16 +126,18 @@ def test_core_and_core_lock_override(home, tmp_path):
 def test_unreadable_primary_config_exits_1_naming_file_and_key(tmp_path, capsys):
     make(tmp_path, {"config.yaml": "plugins: {disabled: 3}\n"})
     assert main(["scan", "--home", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == (
-        f"error: {tmp_path / 'config.yaml'}: plugins.disabled: must be a list of plugin names, got int 3\n"
+    receipt = json.loads((tmp_path / "pm/receipts/latest.json").read_text())
+    assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("scan", "failed", 1)
+    assert first_line(capsys) == (
+        f"error: {tmp_path / 'config.yaml'}: plugins.disabled: must be a list of plugin names, got int 3"
     )
 
 
 def test_bad_core_lock_line_is_named(tmp_path, capsys):
     make(tmp_path, {"lock.txt": "ok==1.0\nnot a pin\n"})
     assert main(["scan", "--home", str(tmp_path), "--core-lock", str(tmp_path / "lock.txt")]) == 1
-    assert capsys.readouterr().err == (
-        f"error: {tmp_path / 'lock.txt'}: line 2: must be a pin 'name==version', got name='not a pin' version=None\n"
+    assert first_line(capsys) == (
+        f"error: {tmp_path / 'lock.txt'}: line 2: must be a pin 'name==version', got name='not a pin' version=None"
     )
 
 
@@ -146,7 +152,7 @@ def test_human_table(home, capsys, monkeypatch):
 def test_yaml_booleans_as_plugin_names_get_a_hint(tmp_path, capsys):
     make(tmp_path, {"config.yaml": "plugins: {enabled: [on]}\n"})
     assert main(["scan", "--home", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == (
+    assert first_line(capsys) == (
         f"error: {tmp_path / 'config.yaml'}: plugins.enabled: must be a list of plugin names; True is not one "
-        "(YAML reads bare on/off/yes/no as booleans: quote the name)\n"
+        "(YAML reads bare on/off/yes/no as booleans: quote the name)"
     )

@@ -1,0 +1,86 @@
+"""The one choke point where pm runs uv: argv lists, never a shell; a cleaned environment; output
+captured and attached to a typed error; a ``runner`` tests can swap for another real program.
+
+The uv binary is the one shipped by the ``uv`` distribution pm depends on.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import PmError
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+
+#: Environment variables that would let a user's uv or pip configuration change what pm builds.
+_DROPPED_PREFIXES = ("UV_", "PIP_", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+
+
+class UvError(PmError):
+    """uv is missing or failed; carries the argv and uv's own output."""
+
+    def __init__(self, argv: Sequence[str], detail: str, output: str = "") -> None:
+        self.argv = tuple(argv)
+        self.detail = detail
+        self.output = output
+        tail = "\n".join(output.strip().splitlines()[-15:])
+        super().__init__(f"uv failed: {detail}" + (f"\n{tail}" if tail else ""))
+
+
+def find_uv() -> str:
+    """Path of the uv binary (``$HERMES_PM_UV`` first, for tests and packagers)."""
+    override = os.environ.get("HERMES_PM_UV")
+    if override:
+        return override
+    try:
+        from uv import find_uv_bin
+    except ImportError as exc:
+        raise UvError(["uv"], "the 'uv' package is not installed in this environment") from exc
+    try:
+        return str(find_uv_bin())
+    except FileNotFoundError as exc:
+        raise UvError(["uv"], f"the uv binary is missing: {exc}") from exc
+
+
+def clean_env(cache_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment uv runs in: no user configuration, no Python downloads, pm's own cache."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
+    env.update({
+        "UV_NO_CONFIG": "1",
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_CACHE_DIR": str(cache_dir),
+        "UV_NO_PROGRESS": "1",
+        "NO_COLOR": "1",
+    })
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class Uv:
+    cache_dir: Path
+    runner: Runner = subprocess.run
+    binary: str | None = None
+    timeout: float = 900.0
+
+    def run(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        argv = [self.binary or find_uv(), *args]
+        try:
+            done = self.runner(argv, capture_output=True, text=True, env=clean_env(self.cache_dir, env),
+                               timeout=self.timeout, check=False, stdin=subprocess.DEVNULL)
+        except FileNotFoundError as exc:
+            raise UvError(argv, f"cannot run {argv[0]!r}: not found") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise UvError(argv, f"timed out after {self.timeout:.0f}s") from exc
+        except OSError as exc:
+            raise UvError(argv, f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
+        if done.returncode != 0:
+            raise UvError(argv, f"`uv {' '.join(args[:2])}` exited with {done.returncode}", done.stdout + done.stderr)
+        return done.stdout + done.stderr
+
+    def version(self) -> str:
+        return self.run("--version").split()[1]
