@@ -73,7 +73,7 @@ def hermes(*words: str, home: Path | None = None) -> str:
     return shlex.join(argv)
 
 
-def conflict_steps(conflict: Conflict, home: Path | None) -> list[tuple[str, str]]:
+def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = False) -> list[tuple[str, str]]:
     """Next steps for a conflict: commands that run as printed, each with why."""
     steps: list[tuple[str, str]] = []
     candidate = conflict.candidate
@@ -82,9 +82,9 @@ def conflict_steps(conflict: Conflict, home: Path | None) -> list[tuple[str, str
         steps.append((hermes("plugins", "disable", partner, home=home),
                       f"plugin {partner!r} collides" + (f" with {candidate!r}" if candidate else "")
                       + "; disabling it makes room (pm never does this for you)"))
-    if candidate is not None:
-        steps.append((hermes("pm", "resolve", "--with", candidate, home=home),
-                      f"re-check {candidate!r} after changing the selection"))
+    if candidate is not None and partners:
+        retry = ("plugins", "enable", candidate) if admission else ("pm", "resolve", "--with", candidate)
+        steps.append((hermes(*retry, home=home), f"then retry {candidate!r}"))
     for finding in conflict.findings:
         package = finding.package.split("[")[0]
         if finding.kind == "conflict":

@@ -41,10 +41,11 @@ def build_parser(prog: str = "hermes pm") -> argparse.ArgumentParser:
     return parser
 
 
-def dispatch(args: argparse.Namespace) -> int:
-    """Run a parsed pm command; every deliberate failure becomes a message and an exit code here."""
+def dispatch(args: argparse.Namespace, run: Any = None) -> int:
+    """Run a parsed command (a pm command, or ``run`` for the host's groups that reuse pm's
+    transactions); every deliberate failure becomes a message and an exit code here."""
     try:
-        return int(COMMANDS[args.command].run(args))
+        return int((run or COMMANDS[args.command].run)(args))
     except PmError as exc:
         say(f"{paint('error', 'red', sys.stderr)}: {exc}")
         _failure_receipt(args, exc)
@@ -62,7 +63,9 @@ def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     home = home_of(args)
     if not home.is_dir():
         return
-    receipt = Receipt(args.command, home)
+    kind = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
+            "plugins-remove": "remove", "plugins-list": "list"}.get(args.command, args.command)
+    receipt = Receipt(kind, home)
     receipt.failure = {"kind": type(exc).__name__, "message": str(exc), "url": getattr(exc, "url", None)}
     problems = getattr(exc, "problems", ())
     if problems:

@@ -63,7 +63,7 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
                                        candidate=args.candidate)
     except Conflict as conflict:
         receipt.conflict = conflict_to_json(conflict)
-        for command, why in conflict_steps(conflict, shown_home(args)):
+        for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
             receipt.step(command, why)
         receipt.finish("conflict", EXIT_CONFLICT)
         if not args.json:

@@ -1,0 +1,177 @@
+"""``hermes plugins list|enable|disable|install|remove`` and ``hermes update``.
+
+Thin: parsing and printing. The transactions live in pm (:mod:`pm.admission`,
+:mod:`pm.install`, :mod:`pm.update`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pm import generations
+from pm.admission import disable, enable
+from pm.catalog import CatalogRefusal
+from pm.cli._common import add_common, add_resolution_options, flags_from, home_of, start_receipt
+from pm.cli._output import emit_json, paint, say, table
+from pm.cli.sync import report, sync
+from pm.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK
+from pm.inputs import gather
+from pm.install import InstallError, install, remove
+from pm.lock import home_lock
+from pm.readiness import check
+from pm.receipt import Receipt
+from pm.store import Store
+from pm.update import catalog_for, install_missing, missing_providers
+
+
+def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    plugins = groups.add_parser("plugins", help="list, enable, disable, install and remove plugins")
+    commands = plugins.add_subparsers(dest="plugins_command", required=True, metavar="COMMAND")
+    for name, help_text, needs_name in (
+        ("list", "every plugin with its source, status and readiness", False),
+        ("enable", "admit a plugin: refused (exit 3) when its requirements collide", True),
+        ("disable", "disable a plugin (always allowed) and rebuild", True),
+        ("install", "install from the catalog, a local folder, or git+URL@COMMIT", True),
+        ("remove", "remove an installed plugin", True),
+    ):
+        parser = commands.add_parser(name, help=help_text, description=help_text)
+        add_common(parser)
+        add_resolution_options(parser)
+        parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS")
+        if needs_name:
+            parser.add_argument("name", metavar="SOURCE" if name == "install" else "NAME")
+        if name == "install":
+            parser.add_argument("--enable", action="store_true", help="admit it right after installing")
+            parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
+    update = groups.add_parser("update", help="install missing catalog memory providers, then sync every home")
+    add_common(update)
+    add_resolution_options(update)
+    update.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS")
+
+
+def run(args: argparse.Namespace) -> int:
+    args.candidate = getattr(args, "name", None)
+    try:
+        if args.group == "update":
+            return run_update(args)
+        return {"list": run_list, "enable": run_enable, "disable": run_disable,
+                "install": run_install, "remove": run_remove}[args.plugins_command](args)
+    except (InstallError, CatalogRefusal) as refusal:
+        say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
+        return EXIT_FAILURE
+
+
+def run_list(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    inputs = gather(home, flags_from(args))
+    readiness = check(inputs, generations.selected(home))
+    rows: list[list[str]] = []
+    data: list[dict[str, Any]] = []
+    for status in inputs.selection.plugins:
+        verdict = readiness.verdict(status.plugin.key) if status.is_member else None
+        ready = "-" if verdict is None else ("ready" if verdict.ready and not readiness.inputs_changed
+                                             and readiness.generation else "NOT READY")
+        rows.append([status.plugin.key, status.plugin.root.source, status.status, ready,
+                     verdict.reason() if verdict and not verdict.ready else status.reason])
+        data.append({"name": status.plugin.key, "source": status.plugin.root.source, "status": status.status,
+                     "ready": None if verdict is None else ready == "ready", "reason": rows[-1][-1],
+                     "memory_provider": status.plugin.is_memory})
+    if args.json:
+        emit_json({"plugins": data, "problems": list(readiness.problems)})
+        return EXIT_OK
+    print(table(rows, ["plugin", "source", "status", "ready", "reason"]))
+    for problem in readiness.problems:
+        say(f"! {problem}")
+    return EXIT_OK
+
+
+def run_enable(args: argparse.Namespace) -> int:
+    code, receipt = enable(home_of(args), args.name, flags_from(args), args, say=say)
+    return _tell(args, code, receipt, f"enabled {args.name!r}")
+
+
+def run_disable(args: argparse.Namespace) -> int:
+    code, receipt = disable(home_of(args), args.name, flags_from(args), args, say=say)
+    return _tell(args, code, receipt, f"disabled {args.name!r}")
+
+
+def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> int:
+    outcome = {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
+    if args.json:
+        emit_json(receipt.to_json(outcome, code) | {"receipt_path": str(receipt.path)})
+        return code
+    if code == EXIT_OK:
+        say(receipt.extra.get("message") or done)
+        if receipt.generation:
+            say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
+    elif code != EXIT_CONFLICT and receipt.failure:
+        say(f"{paint('error', 'red', sys.stderr)}: {receipt.failure['message']}")
+    if code != EXIT_OK:
+        say("config.yaml was not changed; the selected generation is unchanged")
+    for warning in receipt.warnings:
+        if warning.startswith("MEMORY"):
+            say(paint(f"!!! {warning}", "red", sys.stderr))
+    if receipt.path is not None:
+        say(f"receipt: {receipt.path}")
+    return code
+
+
+def run_install(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    store = Store.for_home(home)
+    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
+        installed = install(home, args.name, catalog_for(home), force=args.force)
+    what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
+    say(f"{what} plugin {installed.name!r} at {installed.root}")
+    if args.enable:
+        args.name = installed.name
+        return run_enable(args)
+    return EXIT_OK
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    store = Store.for_home(home)
+    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
+        path = remove(home, args.name)
+    say(f"removed {path}; it stays listed in config.yaml until you edit it (run `hermes pm sync` to rebuild)")
+    return EXIT_OK
+
+
+def run_update(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    store = Store.for_home(home)
+    installed_names: list[str] = []
+    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
+        catalog = catalog_for(home)
+        for missing in missing_providers(home):
+            where = missing.home
+            try:
+                installed = install_missing(missing, catalog)
+            except (InstallError, CatalogRefusal) as refusal:
+                say(f"{where}: memory provider {missing.provider!r} NOT installed: {refusal}")
+                continue
+            if installed is None:
+                say(paint(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
+                          "and the catalog has no such entry; the agent runs WITHOUT its memory", "red", sys.stderr))
+                continue
+            installed_names.append(installed.name)
+            say(f"{where}: installed memory provider {installed.name!r} "
+                f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
+        inputs = gather(home, flags_from(args))
+        receipt = start_receipt("update", inputs)
+        receipt.extra["installed"] = installed_names
+        code = sync(inputs, receipt, store, args)
+    if code == EXIT_CONFLICT and receipt.conflict:
+        memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory}
+        for name in receipt.conflict["plugins"]:
+            if name in memory:
+                say(paint(f"!!! memory provider {name!r} collides: the agent cannot load its memory until this is "
+                          "resolved", "red", sys.stderr))
+        say("the previously selected generation stays selected; no plugin was disabled")
+    report(receipt, code, args)
+    return code
+
+

@@ -1,0 +1,150 @@
+"""Admission: enabling a plugin is a transaction.
+
+Under the home lock: read ``config.yaml`` (bytes), resolve the proposed selection, and on a
+conflict refuse (exit 3) with nothing changed but a new receipt. On success build and verify the
+generation, check that ``config.yaml`` still has the bytes read at the start, write it atomically
+(comments and key order kept), and only then select the generation. pm never disables another
+plugin to make room. ``disable`` always succeeds (a smaller union) and rebuilds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+
+from . import generations
+from .build import build
+from .config import CONFIG_NAME, read_config
+from .config_edit import change_list
+from .errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
+from .inputs import Inputs, gather
+from .lock import home_lock
+from .receipt import Receipt
+from .settings import Flags
+from .store import Store
+from .uv import Uv
+
+
+class ConfigChanged(PmError):
+    pass
+
+
+def _config_bytes(home: Path) -> bytes:
+    try:
+        return (home / CONFIG_NAME).read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _write_config(home: Path, before: bytes, text: str) -> None:
+    if _config_bytes(home) != before:
+        raise ConfigChanged(f"{home / CONFIG_NAME} changed while pm was working; nothing was written, retry")
+    Store(home).write_bytes(home / CONFIG_NAME, text.encode())
+
+
+def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
+           say=print) -> tuple[int, Receipt]:  # type: ignore[no-untyped-def]
+    """The admission transaction for ``name``; returns (exit code, finished receipt)."""
+    from .cli._common import cache_dir, start_receipt
+    from .cli.resolve import check_candidate, resolve_with_receipt
+
+    store = Store.for_home(home)
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+        before = _config_bytes(home)
+        inputs = gather(home, flags, candidate=name)
+        receipt = start_receipt("admit", inputs, name)
+        receipt.extra["config_sha256"] = hashlib.sha256(before).hexdigest()
+        try:
+            check_candidate(inputs, name)
+            key = _key(inputs, name)
+            new_text = _enabled_text(before.decode(), key, inputs)
+        except PmError as refusal:
+            receipt.failure = {"kind": "refused", "message": str(refusal), "url": None}
+            receipt.finish("refused", EXIT_FAILURE)
+            return EXIT_FAILURE, receipt
+        if new_text == before.decode():
+            receipt.extra["message"] = f"plugin {name!r} is already enabled"
+            receipt.finish("ok", EXIT_OK)
+            return EXIT_OK, receipt
+        code, resolution = resolve_with_receipt(inputs, receipt, args, finish_ok=False)
+        if resolution is None:
+            if code == EXIT_CONFLICT:
+                _memory_warning(inputs, receipt)
+            return code, receipt
+        try:
+            generation = None
+            current = generations.selected(home)
+            if current is None or current.fingerprint != inputs.fingerprint:
+                generation = build(inputs, resolution, Uv(cache_dir() / "uv"), store, lambda m: None)
+            _write_config(home, before, new_text)
+            if generation is not None:
+                generations.select(home, store, generation)
+                receipt.generation = generation.to_receipt(selected=True, restart_required=True)
+        except PmError as failure:
+            receipt.failure = {"kind": type(failure).__name__, "message": str(failure), "url": None}
+            receipt.finish("failed", EXIT_FAILURE)
+            generations.remove_incomplete(home, store)
+            return EXIT_FAILURE, receipt
+        receipt.extra["message"] = f"plugin {name!r} enabled"
+        receipt.finish("ok", EXIT_OK)
+        return EXIT_OK, receipt
+
+
+def _key(inputs: Inputs, name: str) -> str:
+    found = inputs.find(name)
+    assert found is not None
+    return found.plugin.key
+
+
+def _enabled_text(text: str, key: str, inputs: Inputs) -> str:
+    config = read_config(inputs.home)  # as written: the selection in inputs includes the candidate
+    leaf = key.rsplit("/", 1)[-1]
+    if key in config.disabled:
+        text = change_list(text, "disabled", remove=key)
+    if leaf in config.disabled:
+        text = change_list(text, "disabled", remove=leaf)
+    if key not in config.enabled and leaf not in config.enabled:
+        text = change_list(text, "enabled", add=key)
+    return text
+
+
+def _memory_warning(inputs: Inputs, receipt: Receipt) -> None:
+    memory = [s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory and s.is_member]
+    for name in (receipt.conflict or {}).get("plugins", []):
+        if name in memory:
+            receipt.warnings.append(f"MEMORY PROVIDER {name!r} is involved: until this is resolved the agent "
+                                    "cannot load its memory")
+
+
+def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
+            say=print) -> tuple[int, Receipt]:  # type: ignore[no-untyped-def]
+    """Disable ``name`` (always allowed), then rebuild for the smaller union."""
+    from .cli._common import start_receipt
+    from .cli.sync import sync
+
+    store = Store.for_home(home)
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+        before = _config_bytes(home)
+        inputs = gather(home, flags)
+        found = inputs.find(name)
+        if found is None:
+            raise PmError(f"no plugin named {name!r} in {home} (see `hermes plugins list`)")
+        key = found.plugin.key
+        config = inputs.selection.primary.config
+        text = before.decode()
+        if key in config.enabled:
+            text = change_list(text, "enabled", remove=key)
+        if found.plugin.root.leaf in config.enabled:
+            text = change_list(text, "enabled", remove=found.plugin.root.leaf)
+        if config.memory_provider in (key, found.plugin.root.leaf) and key not in config.disabled:
+            text = change_list(text, "disabled", add=key)
+        if text != before.decode():
+            _write_config(home, before, text)
+        inputs = gather(home, flags)
+        receipt = start_receipt("disable", inputs, name)
+        receipt.extra["disabled"] = key
+        code = sync(inputs, receipt, store, args)
+    return code, receipt
+
+

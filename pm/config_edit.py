@@ -1,0 +1,143 @@
+"""Edit the selection lists of ``config.yaml`` in place, keeping comments and key order.
+
+PyYAML cannot round-trip comments, so the edit is textual and narrow: it touches only the
+``plugins.enabled`` / ``plugins.disabled`` sequences (block or flow style), and the result is
+re-parsed and compared with the intended data before anything is written. When the file's shape
+is beyond what can be edited safely, :class:`ConfigEditError` says what to add by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from .errors import PmError
+
+
+class ConfigEditError(PmError):
+    pass
+
+
+_TOP_PLUGINS = re.compile(r"^plugins:\s*(#.*)?$")
+_TOP_KEY = re.compile(r"^[^\s#-][^:]*:")
+
+
+def change_list(text: str, key: str, *, add: str | None = None, remove: str | None = None) -> str:
+    """Append ``add`` to, or drop ``remove`` from, ``plugins.<key>``; other lines (and comments on
+    kept items) stay byte-identical. Falls back to rewriting just that list when it is not a
+    block sequence."""
+    current = _current(text, key)
+    names = [n for n in current if n != remove]
+    if add is not None and add not in names:
+        names.append(add)
+    if names == current:
+        return text
+    lines = text.splitlines(keepends=True)
+    start = _find_plugins(lines)
+    span = None if start is None else _find_key(lines, start + 1, _block_end(lines, start + 1), key)
+    items = [] if span is None else [i for i in range(span[0] + 1, span[1]) if lines[i].lstrip().startswith("- ")]
+    if not names or span is None or not items or lines[span[0]].split(":", 1)[1].split("#")[0].strip():
+        return set_list(text, key, names)
+    new_lines = [line for i, line in enumerate(lines) if not (i in items and _item(line) == remove)]
+    if add is not None and add not in current:
+        last = max(i for i in items if _item(lines[i]) != remove) if any(_item(lines[i]) != remove for i in items) else span[0]
+        indent = lines[items[0]][: len(lines[items[0]]) - len(lines[items[0]].lstrip())]
+        position = last + 1 - sum(1 for i in items if i <= last and _item(lines[i]) == remove)
+        new_lines.insert(position, f"{indent}- {_scalar(add)}\n")
+    new = "".join(new_lines)
+    _verify(text, new, key, names)
+    return new
+
+
+def _current(text: str, key: str) -> list[str]:
+    data: Any = yaml.safe_load(text) or {}
+    value = (data.get("plugins") or {}).get(key) or []
+    return [str(v) for v in value]
+
+
+def _item(line: str) -> str | None:
+    body = line.strip()[2:].split(" #")[0].strip()
+    try:
+        value = yaml.safe_load(body)
+    except yaml.YAMLError:
+        return None
+    return str(value) if value is not None else None
+
+
+def set_list(text: str, key: str, names: list[str]) -> str:
+    """``text`` with ``plugins.<key>`` set to ``names`` (a block sequence); everything else kept."""
+    lines = text.splitlines(keepends=True)
+    start = _find_plugins(lines)
+    rendered = [f"  {key}:\n"] + [f"    - {_scalar(n)}\n" for n in names] if names else [f"  {key}: []\n"]
+    if start is None:
+        tail = "" if not text or text.endswith("\n") else "\n"
+        new = text + tail + "plugins:\n" + "".join(rendered)
+    else:
+        end = _block_end(lines, start + 1)
+        span = _find_key(lines, start + 1, end, key)
+        if span is None:
+            new = "".join(lines[: start + 1] + rendered + lines[start + 1:])
+        else:
+            first, last = span
+            new = "".join(lines[:first] + rendered + lines[last:])
+    _verify(text, new, key, names)
+    return new
+
+
+def _find_plugins(lines: list[str]) -> int | None:
+    for i, line in enumerate(lines):
+        if _TOP_PLUGINS.match(line.rstrip("\n")):
+            return i
+        if line.startswith("plugins:"):
+            raise ConfigEditError("config.yaml writes 'plugins' in a form pm cannot edit safely "
+                                  "(use a block mapping: 'plugins:' on its own line)")
+    return None
+
+
+def _block_end(lines: list[str], i: int) -> int:
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith((" ", "\t", "#"))):
+        i += 1
+    return i
+
+
+def _find_key(lines: list[str], start: int, end: int, key: str) -> tuple[int, int] | None:
+    pattern = re.compile(rf"^(\s+){re.escape(key)}:(.*)$")
+    for i in range(start, end):
+        match = pattern.match(lines[i].rstrip("\n"))
+        if not match:
+            continue
+        indent = len(match.group(1))
+        j = i + 1
+        while j < end:
+            stripped = lines[j].strip()
+            current = len(lines[j]) - len(lines[j].lstrip())
+            if stripped and not stripped.startswith("#") and current <= indent and not stripped.startswith("-"):
+                break
+            if stripped.startswith("-") and current < indent:
+                break
+            j += 1
+        while j > i + 1 and lines[j - 1].strip().startswith("#"):
+            j -= 1  # trailing comments belong to what follows
+        return i, j
+    return None
+
+
+def _scalar(name: str) -> str:
+    plain = re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*", name) and name.lower() not in (
+        "yes", "no", "on", "off", "true", "false", "null", "y", "n", "~")
+    return name if plain else json.dumps(name)
+
+
+def _verify(old: str, new: str, key: str, names: list[str]) -> None:
+    before: Any = yaml.safe_load(old) or {}
+    after: Any = yaml.safe_load(new) or {}
+    expected = dict(before)
+    plugins = dict(expected.get("plugins") or {})
+    plugins[key] = names
+    expected["plugins"] = plugins
+    if after != expected:
+        raise ConfigEditError(f"editing config.yaml would change more than plugins.{key}; "
+                              f"set plugins.{key} to {names!r} by hand")

@@ -1,0 +1,110 @@
+"""The admission contract (issue 8), written first: refuse before anything changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.cli import main
+from pm import generations
+from pm.testing.homes import tree_digest
+from pm.testing.receipts import assert_valid_receipt
+
+from .conftest import plugin
+
+
+def latest(home: Path) -> dict:
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    return receipt
+
+
+def make_home(env: Path) -> Path:
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    plugin(home / "plugins", "b", ["sharedlib>=2"], marker=env / "B-IMPORTED")
+    (home / "config.yaml").write_text("# my agent\nmodel: x   # keep me\nplugins:\n  enabled:\n    - a  # first\n")
+    return home
+
+
+def test_refused_enable_changes_nothing_and_names_both_plugins(env, capsys):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    config = (home / "config.yaml").read_bytes()
+    selected = generations.read_state(home)["selected"]
+    plugins_before = tree_digest(home / "plugins")
+
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 3
+
+    assert (home / "config.yaml").read_bytes() == config
+    assert generations.read_state(home)["selected"] == selected
+    assert tree_digest(home / "plugins") == plugins_before
+    assert not (env / "B-IMPORTED").exists()
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"], receipt["exit_code"], receipt["candidate"]) == ("admit", "conflict", 3, "b")
+    assert receipt["conflict"]["plugins"] == ["b", "a"]
+    assert {(c["package"], c["requirement"], c["origin"].get("plugin")) for c in receipt["conflict"]["causes"]} == {
+        ("sharedlib", "sharedlib==1.*", "a"), ("sharedlib", "sharedlib>=2", "b")}
+    commands = [s["command"] for s in receipt["next_steps"]]
+    assert commands[:2] == [f"hermes plugins disable a --home {home}", f"hermes plugins enable b --home {home}"]
+    err = capsys.readouterr().err
+    assert "Plugin 'b' cannot live with plugin(s) 'a'." in err
+    assert "config.yaml was not changed; the selected generation is unchanged" in err
+
+
+def test_next_steps_run_as_printed_and_then_enable_succeeds(env):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 3
+    for step in latest(home)["next_steps"][:2]:
+        argv = step["command"].split()
+        assert argv[0] == "hermes"
+        assert main(argv[1:]) == 0, step
+    assert (home / "config.yaml").read_text() == "# my agent\nmodel: x   # keep me\nplugins:\n  enabled:\n    - b\n"
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"]) == ("admit", "ok")
+    assert receipt["generation"]["selected"] and receipt["generation"]["restart_required"]
+    assert main(["pm", "check", "--home", str(home)]) == 0
+    assert not (env / "B-IMPORTED").exists()
+
+
+def test_loosening_a_pin_and_syncing_builds_a_new_generation(env):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    first = generations.read_state(home)["selected"]
+    (home / "plugins/a/plugin.yaml").write_text(json.dumps({"name": "a", "pip_dependencies": ["sharedlib>=1"]}))
+    assert main(["pm", "check", "--home", str(home)]) == 4
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 0
+    state = generations.read_state(home)
+    assert state["selected"] != first and state["previous"] == first
+    pins = {p["name"]: p["version"] for p in generations.selected(home).record["resolution"]["packages"]}
+    assert pins == {"sharedlib": "2.0.0"}
+
+
+def test_disable_always_succeeds_and_rebuilds(env):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    assert main(["plugins", "disable", "a", "--home", str(home)]) == 0
+    assert generations.selected(home).record["resolution"]["packages"] == []
+    assert latest(home)["kind"] == "disable"
+
+
+def test_config_changed_during_admission_is_refused(env, monkeypatch):
+    home = make_home(env)
+    (home / "plugins/b/plugin.yaml").write_text(json.dumps({"name": "b", "pip_dependencies": ["sharedlib<2"]}))
+    import pm.admission as admission
+
+    real_build = admission.build
+
+    def build_then_edit(*args, **kwargs):  # another writer edits config.yaml mid-transaction
+        generation = real_build(*args, **kwargs)
+        (home / "config.yaml").write_text((home / "config.yaml").read_text() + "# edited elsewhere\n")
+        return generation
+
+    monkeypatch.setattr(admission, "build", build_then_edit)
+    before_state = generations.read_state(home)
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 1
+    assert (home / "config.yaml").read_text().endswith("# edited elsewhere\n")
+    assert "- b" not in (home / "config.yaml").read_text()
+    assert generations.read_state(home) == before_state
+    assert "changed while pm was working" in latest(home)["failure"]["message"]

@@ -1,0 +1,146 @@
+"""Catalog installs, `hermes update`, and the start-up lazy install (issue 8)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.cli import main
+from pm import generations
+from pm.testing.receipts import assert_valid_receipt
+from pm.update import lazy_install
+
+from .conftest import plugin
+
+
+def catalog(env: Path, repo: Path, commit: str, removed: tuple[str, ...] = ()) -> Path:
+    path = env / "catalog.json"
+    path.write_text(json.dumps({"entries": [{"name": "honcho", "kind": "memory", "subdir": "providers/honcho",
+                                             "source": {"git": str(repo), "commit": commit}}],
+                                "removed": list(removed)}))
+    return path
+
+
+def home_with_provider(env: Path, catalog_file: Path, extra: str = "") -> Path:
+    home = env / "home"
+    (home / "plugins").mkdir(parents=True)
+    (home / "config.yaml").write_text(f"memory:\n  provider: honcho\npm:\n  catalog: {catalog_file}\n{extra}")
+    return home
+
+
+def test_install_from_local_git_at_pinned_commit_records_provenance(env, provider_repo):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit))
+    assert main(["plugins", "install", "honcho", "--home", str(home)]) == 0
+    assert (home / "plugins/honcho/plugin.yaml").is_file()
+    assert not (home / "plugins/honcho/.git").exists()
+    provenance = json.loads((home / "plugins/.install-metadata.json").read_text())["honcho"]
+    assert (provenance["source"], provenance["git"], provenance["commit"]) == ("catalog", str(repo), commit)
+    assert [p.name for p in (home / "plugins").iterdir() if p.name.startswith(".staging")] == []
+
+
+def test_wrong_commit_is_refused_and_nothing_lands(env, provider_repo, capsys):
+    repo, _ = provider_repo
+    home = home_with_provider(env, catalog(env, repo, "0" * 40))
+    assert main(["plugins", "install", "honcho", "--home", str(home)]) == 1
+    assert f"{repo}: commit {'0' * 40} is not in the repository; refused" in capsys.readouterr().err
+    assert sorted(p.name for p in (home / "plugins").iterdir()) == []
+
+
+def test_removed_entry_is_refused(env, provider_repo, capsys):
+    repo, commit = provider_repo
+    cat = catalog(env, repo, commit, removed=("honcho",))
+    home = home_with_provider(env, cat)
+    assert main(["plugins", "install", "honcho", "--home", str(home)]) == 1
+    assert f"{cat}: plugin 'honcho' was removed from the catalog and cannot be installed" in capsys.readouterr().err
+
+
+def test_existing_different_plugin_needs_force(env, provider_repo, tmp_path):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit))
+    plugin(home / "plugins", "honcho", ["sharedlib"], kind="memory")
+    assert main(["plugins", "install", "honcho", "--home", str(home)]) == 1
+    assert "sharedlib" in (home / "plugins/honcho/plugin.yaml").read_text()
+    assert main(["plugins", "install", "honcho", "--force", "--home", str(home)]) == 0
+    assert "extra-lib" in (home / "plugins/honcho/plugin.yaml").read_text()
+    assert [p.name for p in (home / "plugins").iterdir() if p.name.startswith(".")] == [".install-metadata.json"]
+
+
+def test_update_installs_the_missing_provider_and_syncs(env, provider_repo, capsys):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit))
+    assert main(["update", "--home", str(home)]) == 0
+    assert f"installed memory provider 'honcho' ({commit})" in capsys.readouterr().err
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"], receipt["installed"]) == ("update", "ok", ["honcho"])
+    pins = {p["name"] for p in generations.selected(home).record["resolution"]["packages"]}
+    assert pins == {"extra-lib"}
+
+
+def test_lazy_install_off_warns_and_installs_nothing_while_update_installs(env, provider_repo):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit))
+    told: list[str] = []
+    assert lazy_install(home, say=told.append) == []
+    assert told == [f"WARNING: memory provider 'honcho' (configured in {home / 'config.yaml'}) is not installed; "
+                    "the agent will run WITHOUT its memory. Run: hermes update"]
+    assert not (home / "plugins/honcho").exists()
+    assert main(["update", "--home", str(home)]) == 0
+    assert (home / "plugins/honcho/plugin.yaml").is_file()
+
+
+def test_lazy_install_on_installs_once_per_process(env, provider_repo, monkeypatch):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit), "security:\n  allow_lazy_installs: true\n")
+    told: list[str] = []
+    installed = lazy_install(home, say=told.append)
+    assert [i.name for i in installed] == ["honcho"]
+    assert lazy_install(home, say=told.append) == []
+    assert told == [f"installed memory provider 'honcho' into {home / 'plugins/honcho'}; run: hermes pm sync"]
+
+
+def test_disable_lazy_installs_variable_wins(env, provider_repo, monkeypatch):
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit), "security:\n  allow_lazy_installs: true\n")
+    monkeypatch.setenv("HERMES_DISABLE_LAZY_INSTALLS", "1")
+    told: list[str] = []
+    assert lazy_install(home, say=told.append) == []
+    assert not (home / "plugins/honcho").exists()
+    assert told[0].startswith("WARNING: memory provider 'honcho'")
+
+
+def test_update_whose_union_no_longer_resolves_changes_nothing_and_names_plugins(env, capsys):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    plugin(home / "plugins", "mem", ["sharedlib>=1"], kind="memory")
+    (home / "config.yaml").write_text("memory: {provider: mem}\nplugins: {enabled: [a]}\n")
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    config, state = (home / "config.yaml").read_bytes(), generations.read_state(home)
+    (home / "plugins/mem/plugin.yaml").write_text(json.dumps({"name": "mem", "kind": "memory",
+                                                              "pip_dependencies": ["sharedlib>=2"]}))
+    assert main(["update", "--home", str(home)]) == 3
+    assert (home / "config.yaml").read_bytes() == config
+    assert generations.read_state(home) == state
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"]) == ("update", "conflict")
+    assert sorted(receipt["conflict"]["plugins"]) == ["a", "mem"]
+    assert {s["command"] for s in receipt["next_steps"]} >= {f"hermes plugins disable a --home {home}",
+                                                              f"hermes plugins disable mem --home {home}"}
+    err = capsys.readouterr().err
+    assert "!!! memory provider 'mem' collides" in err
+    assert main(["pm", "check", "--home", str(home)]) == 4
+
+
+def test_same_plugin_enabled_in_two_profiles_is_one_member(env):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    (home / "config.yaml").write_text("plugins: {enabled: [a]}\n")
+    work = home / "profiles" / "work"
+    plugin(work / "plugins", "a", ["sharedlib==1.*"])
+    (work / "config.yaml").write_text("plugins: {enabled: [a]}\n")
+    assert main(["update", "--home", str(home)]) == 0
+    members = [p["name"] for p in json.loads((home / "pm/receipts/latest.json").read_text())["inputs"]["plugins"]
+               if p["status"] == "member"]
+    assert members == ["a", "a"]  # two roots (one per profile), one requirement set, no clash
