@@ -52,7 +52,7 @@ def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    args.candidate = getattr(args, "name", None)
+    args.candidate = args.name if getattr(args, "plugins_command", None) == "enable" else None
     try:
         if args.group == "update":
             return run_update(args)
@@ -108,8 +108,11 @@ def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> i
             say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
     elif code != EXIT_CONFLICT and receipt.failure:
         say(f"{paint('error', 'red', sys.stderr)}: {receipt.failure['message']}")
-    if code != EXIT_OK:
+    if code != EXIT_OK and receipt.kind == "admit":
         say("config.yaml was not changed; the selected generation is unchanged")
+    elif code != EXIT_OK:
+        say(f"{args.name!r} is disabled in config.yaml, but the rebuild did not finish; the previous generation "
+            "stays selected (`hermes pm check` shows what is not ready)")
     for warning in receipt.warnings:
         if warning.startswith("MEMORY"):
             say(paint(f"!!! {warning}", "red", sys.stderr))
@@ -126,7 +129,7 @@ def run_install(args: argparse.Namespace) -> int:
     what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
     say(f"{what} plugin {installed.name!r} at {installed.root}")
     if args.enable:
-        args.name = installed.name
+        args.name = args.candidate = installed.name
         return run_enable(args)
     return EXIT_OK
 

@@ -119,32 +119,41 @@ def _memory_warning(inputs: Inputs, receipt: Receipt) -> None:
 
 def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
             say=print) -> tuple[int, Receipt]:  # type: ignore[no-untyped-def]
-    """Disable ``name`` (always allowed), then rebuild for the smaller union."""
+    """Disable ``name`` (always allowed) in every home of the union that selects it, then rebuild.
+
+    The union spans the home and its profiles, so a plugin that collides is taken out wherever it
+    is selected: removed from ``plugins.enabled``, and listed in ``plugins.disabled`` where it is
+    the memory provider.
+    """
     from .cli._common import start_receipt
     from .cli.sync import sync
 
     store = Store.for_home(home)
     with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
-        before = _config_bytes(home)
         inputs = gather(home, flags)
         found = inputs.find(name)
         if found is None:
-            raise PmError(f"no plugin named {name!r} in {home} (see `hermes plugins list`)")
-        key = found.plugin.key
-        config = inputs.selection.primary.config
-        text = before.decode()
-        if key in config.enabled:
-            text = change_list(text, "enabled", remove=key)
-        if found.plugin.root.leaf in config.enabled:
-            text = change_list(text, "enabled", remove=found.plugin.root.leaf)
-        if config.memory_provider in (key, found.plugin.root.leaf) and key not in config.disabled:
-            text = change_list(text, "disabled", add=key)
-        if text != before.decode():
-            _write_config(home, before, text)
+            raise PmError(f"no plugin named {name!r} in {home} or its profiles (see `hermes plugins list`)")
+        names = {found.plugin.key, found.plugin.root.leaf, name}
+        edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
         inputs = gather(home, flags)
         receipt = start_receipt("disable", inputs, name)
-        receipt.extra["disabled"] = key
+        receipt.extra["disabled"] = found.plugin.key
+        receipt.extra["configs_changed"] = edited
         code = sync(inputs, receipt, store, args)
     return code, receipt
 
 
+def _disable_in(home: Path, names: set[str]) -> bool:
+    before = _config_bytes(home)
+    config = read_config(home)
+    text = before.decode()
+    for entry in config.enabled:
+        if entry in names:
+            text = change_list(text, "enabled", remove=entry)
+    if config.memory_provider in names and not names & set(config.disabled):
+        text = change_list(text, "disabled", add=config.memory_provider)
+    if text == before.decode():
+        return False
+    _write_config(home, before, text)
+    return True

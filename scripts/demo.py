@@ -28,6 +28,21 @@ def serve_index(scratch: Path):  # type: ignore[no-untyped-def]
     return index_from_spec(scratch / "wheels", spec).start()
 
 
+def publish_catalog(scratch: Path, home: Path) -> str:
+    """A real git repository holding honcho-lite, and a catalog entry pinned to its commit."""
+    repo = scratch / "honcho-lite.git"
+    shutil.copytree(ROOT / "scripts" / "example-catalog" / "honcho-lite", repo)
+    git = ["git", "-c", "user.name=demo", "-c", "user.email=demo@example.invalid"]
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "honcho-lite 0.2.0"]):
+        subprocess.run([*git, *argv], cwd=repo, check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    entry = {"name": "honcho-lite", "kind": "memory", "description": "demo provider",
+             "source": {"git": str(repo), "commit": commit}}
+    (home / "catalog.json").write_text(json.dumps({"entries": [entry], "removed": []}, indent=2))
+    return commit
+
+
 def show_receipt(home: Path, query: str, pick) -> None:  # type: ignore[no-untyped-def]
     """Print part of the latest receipt, the way `jq` would show it."""
     receipt = json.loads((home / "pm" / "receipts" / "latest.json").read_text())
@@ -57,11 +72,19 @@ def main() -> int:
     print(f"example home copied to {home}; a local index of real wheels serves {index.url}")
     run("pm", "scan", env=env)
     run("pm", "resolve", env=env)
-    run("pm", "resolve", "--with", "charts", env=env, expect=3)
+    run("pm", "sync", env=env)
+    run("pm", "sync", env=env)
+    run("plugins", "enable", "calendar", env=env)
+    run("plugins", "enable", "charts", env=env, expect=3)
     show_receipt(home, "{kind, outcome, exit_code, candidate, blamed: .conflict.plugins, message: .conflict.message, next_steps}",
                  lambda r: {"kind": r["kind"], "outcome": r["outcome"], "exit_code": r["exit_code"],
                             "candidate": r["candidate"], "blamed": r["conflict"]["plugins"],
                             "message": r["conflict"]["message"], "next_steps": r["next_steps"]})
+    commit = publish_catalog(scratch, home)
+    print(f"\n(the catalog now lists honcho-lite at commit {commit} of a local git repository)")
+    run("update", env=env)
+    run("pm", "check", env=env)
+    run("plugins", "list", env=env)
     index.stop()
     print(f"\ndemo finished; the scratch home is kept at {home}")
     return 0
