@@ -1,12 +1,15 @@
 """Build one generation from a resolution with uv: venv, install exactly the pins, verify, record.
 
 uv is told exactly which files to install (URL + sha256 each, ``--no-deps``, ``--require-hashes``,
-no index, no builds): it resolves nothing. Selection is the caller's next step.
+no index, no builds): it resolves nothing, and refuses a file whose bytes do not match the sha256
+of the resolution. Selection is the caller's next step; until then the generation is incomplete
+(no ``generation.json``) and the next run under the home lock removes it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -20,24 +23,36 @@ from .inputs import Inputs
 from .records import resolution_to_json
 from .resolver import Resolution
 from .store import Store
-from .uv import Uv
+from .uv import Uv, UvError
 
 Progress = Callable[[str], None]
 
-#: Named steps of a build, in order (the crash tests pause at each).
+#: Named steps of a build, in order (the crash tests pause at each; ``sync`` adds "select").
 STEPS = ("venv", "install", "verify", "record")
+PAUSE_ENV = "HERMES_PM_PAUSE_AT"
+
+_HASH_MISMATCH = re.compile(r"hash mismatch", re.IGNORECASE)
 
 
 class VerifyError(PmError):
     """A freshly built generation does not hold what was resolved."""
 
 
-def pause_point(step: str, home: Path) -> None:
-    """Test hook: with ``HERMES_PM_PAUSE_AT=<step>``, announce the step and wait to be killed."""
-    if os.environ.get("HERMES_PM_PAUSE_AT") != step:
+class HashMismatch(PmError):
+    """uv refused a file whose bytes do not match the sha256 the resolution recorded."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__("refused: a downloaded file does not match the sha256 recorded in the resolution "
+                         f"(the index served other bytes than it advertised); nothing was selected\n{detail}")
+
+
+def pause_point(step: str, home: Path, store: Store) -> None:
+    """Test hook: with ``HERMES_PM_PAUSE_AT=<step>``, write ``<home>/pm/.paused-<step>`` (our pid)
+    and wait to be killed. Costs one environment lookup otherwise."""
+    if os.environ.get(PAUSE_ENV) != step:
         return
-    marker = home / "pm" / f".paused-{step}"
-    marker.write_text(str(os.getpid()))
+    store.write_bytes(home / "pm" / f".paused-{step}", str(os.getpid()).encode())
     while True:  # pragma: no cover - ended by SIGKILL from the test
         time.sleep(0.05)
 
@@ -52,22 +67,19 @@ def requirements_text(resolution: Resolution) -> str:
 
 
 def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress: Progress) -> Generation:
+    """Create, fill, verify and record a new generation; raises UvError, VerifyError, HashMismatch
+    or StoreError, leaving at most an incomplete folder behind (never a selected one)."""
     home = inputs.home
-    gid = generations.new_id(inputs.fingerprint)
-    path = store.mkdir(generations.root(home) / gid)
+    gid, path = generations.create(home, store, inputs.fingerprint)
     venv = path / "venv"
     progress(f"creating generation {gid}")
-    pause_point("venv", home)
+    pause_point("venv", home, store)
     uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
-    python = venv / "bin" / "python"
     requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution).encode())
-    progress(f"installing {len(resolution.pins)} packages")
-    pause_point("install", home)
-    if resolution.pins:
-        uv.run("pip", "install", "--python", str(python), "--no-deps", "--require-hashes", "--no-index",
-               "--no-build", "--link-mode", "hardlink", "-r", str(requirements))
+    pause_point("install", home, store)
+    install(venv, requirements, resolution, uv, progress)
     progress("verifying")
-    pause_point("verify", home)
+    pause_point("verify", home, store)
     verify(venv, inputs.target.python_version, resolution, uv)
     record = {
         "id": gid,
@@ -76,11 +88,30 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
         "target": inputs.target.to_receipt(),
         "resolution": resolution_to_json(resolution),
         "declared": declared(inputs),
+        "members": members(inputs),
         "uv": uv.version(),
     }
-    pause_point("record", home)
+    pause_point("record", home, store)
     store.write_json(path / generations.GENERATION_FILE, record)
     return Generation(gid, path, record)
+
+
+def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress) -> None:
+    """Download (or take from uv's cache) and install exactly the pinned files."""
+    if not resolution.pins:
+        return
+    size = sum(p.link.size or 0 for p in resolution.pins)
+    shown = f" ({size / 1e6:.1f} MB)" if size else ""
+    progress(f"downloading and installing {len(resolution.pins)} packages{shown}")
+    try:
+        uv.run("pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps", "--require-hashes",
+               "--no-index", "--no-build", "--link-mode", "hardlink", "-r", str(requirements))
+    except UvError as failure:
+        lines = [line.strip() for line in failure.output.splitlines() if line.strip()]
+        if any(_HASH_MISMATCH.search(line) for line in lines):
+            start = next((i for i, line in enumerate(lines) if line.startswith("error:")), 0)
+            raise HashMismatch("\n".join(lines[start:start + 12])) from failure
+        raise
 
 
 def declared(inputs: Inputs) -> list[dict[str, Any]]:
@@ -89,6 +120,17 @@ def declared(inputs: Inputs) -> list[dict[str, Any]]:
         {"requirement": f"{name}=={version}", "origin": {"kind": "core"}, "locked": True}
         for name, version in inputs.core.lock
     ]
+
+
+def members(inputs: Inputs) -> list[dict[str, Any]]:
+    """Each member's declaration file and sha256: readiness names the plugins whose declaration
+    changed since this generation was built."""
+    found = []
+    for member in inputs.union.members:
+        declaration = member.plugin.declaration
+        if declaration is not None:
+            found.append({"name": member.plugin.key, "file": str(declaration.file), "sha256": declaration.sha256})
+    return found
 
 
 def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> None:

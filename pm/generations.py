@@ -3,13 +3,17 @@
 A generation is complete once its ``generation.json`` exists (written last, atomically); the
 selection is ``<home>/pm/state.json`` (``selected``, ``previous``), replaced atomically. A crash
 at any moment leaves the old ``state.json`` in force; an incomplete generation folder is removed
-by the next run that holds the home lock.
+by the next run that holds the home lock (``sync``, ``gc``).
+
+Everything here reads with one directory listing or one small JSON file: these functions sit on
+the no-op ``sync`` path and the host's start-up check.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +22,7 @@ from typing import Any
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from .store import Store
+from .store import Store, StoreError
 
 GENERATION_FILE = "generation.json"
 STATE_FILE = "state.json"
@@ -26,6 +30,8 @@ STATE_FILE = "state.json"
 
 @dataclass(frozen=True)
 class Generation:
+    """One complete generation: its id, folder and the record written beside its venv."""
+
     id: str
     path: Path
     record: dict[str, Any]
@@ -46,6 +52,30 @@ class Generation:
     def site_packages(self) -> Path:
         return site_packages(self.venv, self.record["target"]["markers"]["python_version"])
 
+    @property
+    def pins(self) -> dict[str, str]:
+        """name -> version of every resolved package, as recorded at build time."""
+        return {p["name"]: p["version"] for p in self.record["resolution"]["packages"]}
+
+    def problems(self) -> list[str]:
+        """What is wrong with this generation on disk now (empty when intact).
+
+        Cheap: one ``stat`` of the interpreter and one listing of site-packages; every pin must be
+        installed at its recorded version (judged from ``*.dist-info`` names, not imports).
+        """
+        found: list[str] = []
+        if not self.python.exists():
+            found.append(f"its interpreter {self.python} is missing")
+        installed = installed_versions(self.site_packages)
+        for name, version in self.pins.items():
+            have = installed.get(canonicalize_name(name))
+            if have is None or str(have) != version:
+                found.append(f"{name}=={version} is {'missing' if have is None else f'replaced by {have}'}")
+        return found
+
+    def intact(self) -> bool:
+        return not self.problems()
+
     def to_receipt(self, selected: bool, restart_required: bool) -> dict[str, Any]:
         return {"id": self.id, "path": str(self.path), "selected": selected,
                 "restart_required": restart_required, "fingerprint": self.fingerprint,
@@ -61,26 +91,54 @@ def root(home: Path) -> Path:
 
 
 def new_id(fingerprint: str) -> str:
+    """A fresh id: UTC time (sorts by age), a random part, and the fingerprint's head."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
-    return f"{stamp}-{fingerprint.removeprefix('sha256:')[:10]}"
+    return f"{stamp}-{secrets.token_hex(3)}-{fingerprint.removeprefix('sha256:')[:10]}"
+
+
+def create(home: Path, store: Store, fingerprint: str) -> tuple[str, Path]:
+    """Create an empty folder for a new generation and return (id, path).
+
+    The folder is made with an exclusive ``mkdir``: two processes (or a clock that repeats) can
+    never share one, even without the home lock.
+    """
+    store.mkdir(root(home))
+    for _ in range(20):
+        gid = new_id(fingerprint)
+        path = root(home) / gid
+        store.check(path)
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise StoreError(path, f"cannot create folder: {exc.strerror or exc}") from exc
+        return gid, path
+    raise StoreError(root(home), "cannot find a free generation id")  # pragma: no cover
 
 
 def read_state(home: Path) -> dict[str, Any]:
+    """``state.json`` (``selected``, ``previous``); an absent or unreadable file selects nothing."""
     try:
         data = json.loads((home / "pm" / STATE_FILE).read_text())
     except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict):
         return {"selected": None, "previous": None}
-    return data if isinstance(data, dict) else {"selected": None, "previous": None}
+    return data
 
 
 def load(home: Path, generation_id: str | None) -> Generation | None:
     """A complete generation by id, or None (missing, incomplete or unreadable)."""
-    if not generation_id or "/" in generation_id or generation_id.startswith("."):
+    if not isinstance(generation_id, str) or not generation_id or "/" in generation_id \
+            or generation_id.startswith("."):
         return None
     path = root(home) / generation_id
     try:
         record = json.loads((path / GENERATION_FILE).read_text())
     except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or "fingerprint" not in record:
         return None
     return Generation(generation_id, path, record)
 
@@ -94,7 +152,11 @@ def previous(home: Path) -> Generation | None:
 
 
 def select(home: Path, store: Store, generation: Generation) -> dict[str, Any]:
-    """Make ``generation`` the selected one, atomically; the formerly selected becomes previous."""
+    """Make ``generation`` the selected one, atomically; the formerly selected becomes previous.
+
+    This one ``os.replace`` of ``state.json`` is the commit point of a sync: before it the old
+    selection is in force, after it the new one.
+    """
     state = read_state(home)
     current = state.get("selected")
     new_state = {
@@ -106,23 +168,43 @@ def select(home: Path, store: Store, generation: Generation) -> dict[str, Any]:
     return new_state
 
 
+def find_built(home: Path, fingerprint: str, *, exclude: str | None = None) -> Generation | None:
+    """The newest complete, intact generation built for ``fingerprint`` (other than ``exclude``).
+
+    A sync killed between recording a generation and selecting it leaves one; so does a rollback
+    away from the generation the inputs still describe. Selecting it again costs no build.
+    """
+    for gid in reversed(all_ids(home)):
+        found = load(home, gid) if gid != exclude else None
+        if found is not None and found.fingerprint == fingerprint and found.intact():
+            return found
+    return None
+
+
 def all_ids(home: Path) -> list[str]:
-    folder = root(home)
-    if not folder.is_dir():
+    """Every generation folder (complete or not), oldest first."""
+    try:
+        entries = os.scandir(root(home))
+    except OSError:
         return []
-    return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    with entries:
+        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+
+
+def is_complete(home: Path, generation_id: str) -> bool:
+    return (root(home) / generation_id / GENERATION_FILE).is_file()
 
 
 def remove_incomplete(home: Path, store: Store) -> list[str]:
-    """Remove generation folders a crash left without ``generation.json`` (never the selected)."""
+    """Remove generation folders a crash left without ``generation.json``; never the selected or
+    previous one. The caller holds the home lock (no build is running)."""
     state = read_state(home)
     removed = []
     for gid in all_ids(home):
-        if gid in (state.get("selected"), state.get("previous")):
+        if gid in (state.get("selected"), state.get("previous")) or is_complete(home, gid):
             continue
-        if not (root(home) / gid / GENERATION_FILE).exists():
-            store.remove_tree(root(home) / gid)
-            removed.append(gid)
+        store.remove_tree(root(home) / gid)
+        removed.append(gid)
     return removed
 
 

@@ -1,8 +1,11 @@
 """Readiness: does the selected generation satisfy every declared requirement right now?
 
-Judged from installed distribution metadata (``*.dist-info`` names and, for extras, their
-``METADATA``), never from "the module imports": an importable module at a version outside the
-declared range is not ready. No network, no install.
+Judged from installed distribution metadata (``*.dist-info`` names and, for extras and for a
+generation whose pins no longer match, their ``METADATA``), never from "the module imports": an
+importable module at a version outside the declared range is not ready. No network, no install.
+
+Cost when nothing changed: one listing of site-packages and a few specifier checks, so the host
+can run :func:`startup_check` at every start.
 """
 
 from __future__ import annotations
@@ -14,30 +17,45 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
+from . import generations
 from .generations import Generation, installed_versions
-from .inputs import Inputs
+from .inputs import Inputs, gather
+from .settings import Flags
 from .union import Origin
+
+INPUTS_CHANGED = "inputs changed; run `hermes pm sync`"
+
+Installed = dict[NormalizedName, Version]
+#: One unmet requirement: the distribution found missing or at a wrong version, and the sentence.
+Miss = tuple[NormalizedName, str]
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Readiness of one origin (core, or one plugin)."""
+    """Readiness of one origin (core, or one plugin): the requirements it declares that the
+    generation does not satisfy, and ``changed`` (why its declaration is new or different since
+    the generation was built; then it is not ready, whatever is installed)."""
 
     origin: Origin
-    ready: bool
     unmet: tuple[str, ...] = ()
+    changed: str | None = None
+
+    @property
+    def ready(self) -> bool:
+        return not self.unmet and self.changed is None
 
     @property
     def name(self) -> str:
         return "core" if self.origin.is_core else str(self.origin.plugin)
 
     def reason(self) -> str:
-        return "ready" if self.ready else "; ".join(self.unmet)
+        return "; ".join([*([self.changed] if self.changed else []), *self.unmet]) or "ready"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "origin": self.origin.to_json(), "ready": self.ready, "unmet": list(self.unmet)}
+        return {"name": self.name, "origin": self.origin.to_json(), "ready": self.ready,
+                "changed": self.changed, "unmet": list(self.unmet)}
 
 
 @dataclass(frozen=True)
@@ -49,71 +67,154 @@ class Readiness:
 
     @property
     def ready(self) -> bool:
-        return self.generation is not None and not self.inputs_changed and all(v.ready for v in self.verdicts)
+        return (self.generation is not None and not self.inputs_changed and not self.problems
+                and all(v.ready for v in self.verdicts))
 
     def verdict(self, name: str) -> Verdict | None:
         return next((v for v in self.verdicts if v.name == name or (v.origin.plugin or "").endswith("/" + name)), None)
 
+    def to_json(self) -> dict[str, Any]:
+        return {"ready": self.ready, "inputs_changed": self.inputs_changed, "problems": list(self.problems),
+                "plugins": [v.to_json() for v in self.verdicts]}
+
+
+def startup_check(home: Path) -> Readiness:
+    """What the host runs at start-up: the inputs of ``home`` (flags from the environment and
+    ``config.yaml`` only) judged against its selected generation. Reads files; never writes,
+    never touches the network, never imports plugin code."""
+    return check(gather(home, Flags()), generations.selected(home))
+
 
 def check(inputs: Inputs, generation: Generation | None) -> Readiness:
+    """Judge every declared requirement of ``inputs`` against ``generation``'s installed metadata."""
     if generation is None:
         return Readiness(None, (), False, ("no generation is selected; run `hermes pm sync`",))
     installed = installed_versions(generation.site_packages)
+    by_origin = _declared_unmet(inputs, installed, generation.site_packages)
+    for origin, misses in _closure_unmet(generation, installed, inputs.target.environment).items():
+        if origin in by_origin:  # a direct requirement already names the package: say it once
+            named = {package for package, _ in by_origin[origin]}
+            by_origin[origin] += [m for m in dict.fromkeys(misses) if m[0] not in named]
+    changed_members = _changed_members(inputs, generation)
+    verdicts = tuple(Verdict(origin, tuple(text for _, text in misses), changed_members.get(origin.plugin or ""))
+                     for origin, misses in by_origin.items())
+    inputs_changed = generation.fingerprint != inputs.fingerprint
+    problems = [INPUTS_CHANGED] if inputs_changed else []
+    if not generation.python.exists():
+        problems.append(f"generation {generation.id} is damaged: its interpreter {generation.python} is missing")
+    return Readiness(generation, verdicts, inputs_changed, tuple(problems))
+
+
+def _declared_unmet(inputs: Inputs, installed: Installed, site: Path) -> dict[Origin, list[Miss]]:
     environment = inputs.target.environment
-    by_origin: dict[Origin, list[str]] = {Origin.core(): []}
+    by_origin: dict[Origin, list[Miss]] = {Origin.core(): []}
     for member in inputs.union.members:
         decl = member.plugin.declaration
         by_origin[Origin(member.plugin.key, str(decl.file) if decl else None)] = []
     for tagged in inputs.union.requirements:
-        unmet = _unmet(tagged.requirement, installed, environment, generation.site_packages)
-        by_origin.setdefault(tagged.origin, []).extend(unmet)
+        by_origin.setdefault(tagged.origin, []).extend(_unmet(tagged.requirement, installed, environment, site))
     for name, version in inputs.core.lock:
-        if installed.get(name) != version:
-            found = installed.get(name)
+        found = installed.get(name)
+        if found != version:
             by_origin[Origin.core()].append(
-                f"core locks {name}=={version}; installed: {f'{name} {found}' if found else 'not installed'}")
-    verdicts = tuple(Verdict(origin, not unmet, tuple(unmet)) for origin, unmet in by_origin.items())
-    changed = generation.fingerprint != inputs.fingerprint
-    problems = (f"inputs changed since generation {generation.id} was built; run `hermes pm sync`",) if changed else ()
-    return Readiness(generation, verdicts, changed, problems)
+                (name, f"core locks {name}=={version}; installed: {f'{name} {found}' if found else 'not installed'}"))
+    return by_origin
 
 
-def _unmet(requirement: Requirement, installed: dict[NormalizedName, Version],
-           environment: dict[str, str], site: Path) -> list[str]:
+def _changed_members(inputs: Inputs, generation: Generation) -> dict[str, str]:
+    """plugin key -> why it is new or changed since ``generation`` was built (from its record)."""
+    if "members" not in generation.record:  # built before members were recorded
+        return {}
+    recorded = {m["name"]: m.get("sha256") for m in generation.record["members"]}
+    changed = {}
+    for member in inputs.union.members:
+        decl, key = member.plugin.declaration, member.plugin.key
+        if key not in recorded:
+            changed[key] = f"not in generation {generation.id} (enabled since it was built)"
+        elif decl is not None and recorded[key] != decl.sha256:
+            changed[key] = f"declaration {decl.file} changed since generation {generation.id} was built"
+    return changed
+
+
+def _closure_unmet(generation: Generation, installed: Installed,
+                   environment: dict[str, str]) -> dict[Origin, list[Miss]]:
+    """When a pin of the generation is gone or replaced, what each installed pin now misses of
+    its own dependencies, charged to the origins that pulled it in. Empty (and free) otherwise:
+    a generation whose pins all match is the closure ``uv pip check`` accepted at build time."""
+    pins = generation.record["resolution"]["packages"]
+    if all(str(installed.get(canonicalize_name(p["name"]))) == p["version"] for p in pins):
+        return {}
+    by_origin: dict[Origin, list[Miss]] = {}
+    site = generation.site_packages
+    for pin in pins:
+        name, version = canonicalize_name(pin["name"]), installed.get(canonicalize_name(pin["name"]))
+        if version is None:
+            continue
+        problems: list[Miss] = []
+        for extra in ("", *pin.get("extras", ())):
+            for dep in _requires(site, name, version, extra, environment):
+                problems += [(package, f"{name} {version} {text}")
+                             for package, text in _unmet(dep, installed, environment, site)]
+        for origin in pin["required_by"]:
+            key = Origin(origin.get("plugin"), origin.get("file"))
+            by_origin.setdefault(key, []).extend(problems)
+    return by_origin
+
+
+def _unmet(requirement: Requirement, installed: Installed, environment: dict[str, str], site: Path) -> list[Miss]:
+    """What of ``requirement`` (markers evaluated, extras followed) the installed set lacks."""
     if requirement.marker is not None and not requirement.marker.evaluate({**environment, "extra": ""}):
         return []
     name = canonicalize_name(requirement.name)
     found = installed.get(name)
     who = f"requires {requirement}"
     if found is None:
-        return [f"{who}; installed: not installed"]
+        return [(name, f"{who}; installed: not installed")]
     if not requirement.specifier.contains(found, prereleases=True):
-        return [f"{who}; installed: {name} {found}"]
+        return [(name, f"{who}; installed: {name} {found}")]
     unmet = []
     for extra in sorted(requirement.extras):
-        for dep in _extra_requirements(site, name, found, extra, environment):
-            for problem in _unmet(dep, installed, environment, site):
-                unmet.append(f"{who}: extra {extra!r} {problem}")
+        for dep in _requires(site, name, found, extra, environment):
+            for package, text in _unmet(dep, installed, environment, site):
+                unmet.append((package, f"{who}: extra {extra!r} {text}"))
     return unmet
 
 
-def _extra_requirements(site: Path, name: str, version: Version, extra: str,
-                        environment: dict[str, str]) -> list[Requirement]:
-    metadata = _metadata(site, name, version)
+def _requires(site: Path, name: str, version: Version, extra: str,
+              environment: dict[str, str]) -> list[Requirement]:
+    """The installed distribution's ``Requires-Dist`` that apply for ``extra`` ("" = the base
+    requirements; an extra's own list otherwise), markers evaluated, markers then dropped."""
     wanted = []
-    for text in metadata.get_all("Requires-Dist") or []:
+    for text in _metadata(site, name, version).get_all("Requires-Dist") or []:
         try:
             dep = Requirement(text)
         except InvalidRequirement:
             continue
-        if dep.marker is not None and "extra" in str(dep.marker) and dep.marker.evaluate({**environment, "extra": extra}):
-            wanted.append(Requirement(str(dep).split(";")[0]))
+        marker = dep.marker
+        mentions_extra = marker is not None and "extra" in str(marker)
+        if extra and not mentions_extra:
+            continue
+        if marker is not None and not marker.evaluate({**environment, "extra": extra}):
+            continue
+        dep.marker = None
+        wanted.append(dep)
     return wanted
 
 
 def _metadata(site: Path, name: str, version: Version) -> Any:
-    for folder in site.glob("*.dist-info"):
+    try:
+        folders = [f for f in site.iterdir() if f.name.endswith(".dist-info")]
+    except OSError:
+        folders = []
+    for folder in folders:
         stem, _, ver = folder.name[: -len(".dist-info")].rpartition("-")
-        if canonicalize_name(stem) == name and ver and Version(ver) == version:
-            return HeaderParser().parsestr((folder / "METADATA").read_text(errors="replace"))
+        try:
+            same = canonicalize_name(stem) == name and Version(ver) == version
+        except InvalidVersion:
+            same = False
+        if same:
+            try:
+                return HeaderParser().parsestr((folder / "METADATA").read_text(errors="replace"))
+            except OSError:
+                break
     return HeaderParser().parsestr("")

@@ -6,8 +6,11 @@ The uv binary is the one shipped by the ``uv`` distribution pm depends on.
 
 from __future__ import annotations
 
+import functools
 import os
+import signal
 import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +21,9 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 #: Environment variables that would let a user's uv or pip configuration change what pm builds.
 _DROPPED_PREFIXES = ("UV_", "PIP_", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 class UvError(PmError):
@@ -71,16 +77,47 @@ class Uv:
         argv = [self.binary or find_uv(), *args]
         try:
             done = self.runner(argv, capture_output=True, text=True, env=clean_env(self.cache_dir, env),
-                               timeout=self.timeout, check=False, stdin=subprocess.DEVNULL)
+                               timeout=self.timeout, check=False, stdin=subprocess.DEVNULL,
+                               preexec_fn=_die_with_parent())
         except FileNotFoundError as exc:
-            raise UvError(argv, f"cannot run {argv[0]!r}: not found") from exc
+            raise UvError(argv, f"cannot run {argv[0]!r}: not found "
+                          "(pm runs the uv of the 'uv' package, or $HERMES_PM_UV)") from exc
         except subprocess.TimeoutExpired as exc:
             raise UvError(argv, f"timed out after {self.timeout:.0f}s") from exc
         except OSError as exc:
             raise UvError(argv, f"cannot run {argv[0]!r}: {exc.strerror or exc}") from exc
         if done.returncode != 0:
-            raise UvError(argv, f"`uv {' '.join(args[:2])}` exited with {done.returncode}", done.stdout + done.stderr)
+            output = done.stdout + done.stderr
+            detail = f"`{_shown(argv)}` exited with {done.returncode}" + ("" if output.strip() else " (no output)")
+            raise UvError(argv, detail, output)
         return done.stdout + done.stderr
 
     def version(self) -> str:
-        return self.run("--version").split()[1]
+        words = self.run("--version").split()
+        return words[1] if len(words) > 1 else "unknown"
+
+
+@functools.lru_cache(maxsize=1)
+def _die_with_parent() -> Callable[[], None] | None:
+    """On Linux, a hook for the child (between fork and exec) that has the kernel SIGKILL uv when
+    pm dies: a pm killed mid-build never leaves uv writing into a folder the next run removes."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _shown(argv: Sequence[str]) -> str:
+    """``uv pip install`` (the program and its subcommand words, not its long argument list)."""
+    program = "uv" if os.path.basename(argv[0]) == "uv" else argv[0]
+    words = []
+    for word in argv[1:3]:
+        if word.startswith("-"):
+            break
+        words.append(word)
+    return " ".join([program, *words])

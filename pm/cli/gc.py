@@ -1,8 +1,17 @@
-"""``hermes pm gc`` and ``hermes pm rollback``."""
+"""``hermes pm gc`` and ``hermes pm rollback``: the only commands that drop or reselect generations.
+
+``gc`` keeps the selected generation, the previous one, and every generation a live process holds
+a lease on; it removes the rest, including folders an interrupted build left incomplete, and
+lapsed leases. ``rollback`` selects the previous generation after verifying it is intact.
+Both hold the home lock and write only under ``<home>/pm``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+from typing import Any
 
 from .. import generations, leases
 from ..errors import EXIT_FAILURE, EXIT_OK
@@ -11,14 +20,38 @@ from ..receipt import Receipt
 from ..store import Store
 from ._common import home_of
 from ._output import emit_json, say
-from .sync import intact
 
 HELP = "remove generations that are neither selected, nor the previous one, nor in use"
 RESOLVES = False
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS")
+    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="give up waiting for another pm process after SECONDS (default 600)")
+
+
+def keep_reasons(home: Path) -> dict[str, str]:
+    """generation id -> why gc keeps it (selected, previous, in use by pid N)."""
+    state = generations.read_state(home)
+    keep: dict[str, str] = {}
+    for pid, gid in sorted(leases.live(home).items()):
+        keep[gid] = f"in use by pid {pid}"
+    for role in ("previous", "selected"):
+        if isinstance(state.get(role), str):
+            keep[state[role]] = role
+    return keep
+
+
+def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[int]]:
+    """Remove what gc may remove; returns (removed ids, kept id -> reason, lapsed lease pids).
+    The caller holds the home lock."""
+    lapsed = leases.prune(home, store)
+    keep = keep_reasons(home)
+    on_disk = generations.all_ids(home)
+    removed = [gid for gid in on_disk if gid not in keep]
+    for gid in removed:
+        store.remove_tree(generations.root(home) / gid)
+    return removed, {gid: why for gid, why in keep.items() if gid in on_disk}, lapsed
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,20 +59,25 @@ def run(args: argparse.Namespace) -> int:
     store = Store.for_home(home)
     receipt = Receipt("gc", home)
     with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        state = generations.read_state(home)
-        leases.prune(home, store)
-        keep = {state.get("selected"), state.get("previous"), *leases.live(home).values()}
-        removed = [gid for gid in generations.all_ids(home) if gid not in keep]
-        for gid in removed:
-            store.remove_tree(generations.root(home) / gid)
-        receipt.extra["removed"] = removed
-        receipt.extra["kept"] = sorted(k for k in keep if k)
+        removed, kept, lapsed = collect(home, store)
+        receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
         receipt.finish("ok", EXIT_OK)
     if args.json:
-        emit_json({"removed": removed, "kept": receipt.extra["kept"]})
-    else:
-        say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
+        emit_json(_written(receipt, "ok", EXIT_OK))
+        return EXIT_OK
+    say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
+    for gid, why in kept.items():
+        say(f"kept {gid} ({why})")
     return EXIT_OK
+
+
+def _written(receipt: Receipt, outcome: str, code: int) -> dict[str, Any]:
+    if receipt.path is not None:
+        try:
+            return dict(json.loads(receipt.path.read_text()))
+        except (OSError, ValueError):
+            pass
+    return receipt.to_json(outcome, code)
 
 
 class Rollback:
@@ -56,15 +94,36 @@ class Rollback:
         store = Store.for_home(home)
         receipt = Receipt("rollback", home)
         with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-            target = generations.previous(home)
-            if target is None or not intact(target):
-                why = "there is no previous generation" if target is None else f"generation {target.id} is damaged"
-                receipt.failure = {"kind": "rollback", "message": why, "url": None}
-                receipt.finish("failed", EXIT_FAILURE)
-                say(f"error: cannot roll back: {why}")
-                return EXIT_FAILURE
-            generations.select(home, store, target)
-            receipt.generation = target.to_receipt(selected=True, restart_required=True)
-            receipt.finish("ok", EXIT_OK)
-        say(f"generation {target.id} is selected again; running hermes processes keep theirs until restart")
-        return EXIT_OK
+            code = rollback(home, store, receipt)
+        outcome = "ok" if code == EXIT_OK else "refused"
+        if args.json:
+            emit_json(_written(receipt, outcome, code))
+        elif code == EXIT_OK:
+            say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
+                "running hermes processes keep theirs until they restart")
+        else:
+            say(f"error: cannot roll back: {receipt.failure['message'] if receipt.failure else '?'}")
+        return code
+
+
+def rollback(home: Path, store: Store, receipt: Receipt) -> int:
+    """Select the previous generation if it is intact; otherwise refuse and change nothing.
+    The caller holds the home lock; finishes the receipt."""
+    state = generations.read_state(home)
+    target = generations.previous(home)
+    if target is None:
+        gone = state.get("previous")
+        why = f"the previous generation {gone} is missing or incomplete" if gone else "there is no previous generation"
+    else:
+        damage = target.problems()
+        why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
+    if target is None or why:
+        receipt.failure = {"kind": "rollback", "message": why, "url": None}
+        receipt.step("hermes pm sync", "build a fresh generation for the current inputs instead")
+        receipt.finish("refused", EXIT_FAILURE)
+        return EXIT_FAILURE
+    generations.select(home, store, target)
+    receipt.generation = target.to_receipt(selected=True, restart_required=True)
+    receipt.extra["message"] = f"generation {target.id} is selected again (was {state.get('selected')})"
+    receipt.finish("ok", EXIT_OK)
+    return EXIT_OK
