@@ -12,8 +12,20 @@ Table of contents (each module's docstring states its contracts):
   implements, and :func:`~agent.memory_provider.call_sync_turn` for older signatures.
 * :mod:`agent.memory_manager` — :class:`MemoryManager`: one per profile, at most one external
   provider, every hook run in the provider's own profile, never raising into the agent loop.
+* :mod:`agent.discovery` — memory providers from four sources (bundled > user > project >
+  entry points), found on disk, never imported.
+* :mod:`agent.activation` — :func:`~agent.activation.activate`: a process puts its selected
+  generation on ``sys.path`` (and leases it) before any plugin loads.
+* :mod:`agent.gate` — usable and ready? pm's readiness of a provider's declared requirements.
+* :mod:`agent.loader` — :func:`~agent.loader.load_memory_provider` /
+  :func:`~agent.loader.load_into`: import only the configured provider, only once ready;
+  :mod:`agent.imports` imports plugin folders as packages; :mod:`agent.skills` holds the skills
+  of the active provider; :mod:`agent.errors` the loud errors.
+* :mod:`agent.plugin_cli` — ``hermes <provider> …`` for the active provider only;
+  :mod:`agent.memory_cli` and :mod:`agent.memory_setup` — ``hermes memory setup|status``.
+* :mod:`agent.testing` — builders for host-side tests (installed distributions, spy plugins).
 
-Plugin discovery, loading and the ``hermes`` CLI live in their own modules beside these.
+The ``hermes`` command itself is :mod:`agent.cli`.
 """
 
 from agent.context import active_home, secret_scope, use_home

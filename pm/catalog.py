@@ -12,6 +12,9 @@ from typing import Any
 
 import yaml
 
+#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 from ._files import read_text
 from .errors import InputError, PmError, Problem
 
@@ -59,7 +62,7 @@ def load_catalog(path: Path | None = None) -> Catalog:
     path = path or SHIPPED
     source = read_text(path)
     try:
-        data = yaml.safe_load(source.text) or {}
+        data = yaml.load(source.text, Loader=_LOADER) or {}
     except yaml.YAMLError as exc:
         raise InputError.one(path, None, f"is not valid YAML: {' '.join(str(exc).split())}") from exc
     if not isinstance(data, dict):

@@ -14,6 +14,9 @@ from typing import Any
 
 import yaml
 
+#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 from ._files import read_text
 from .errors import ConfigError, InputError, Problem
 
@@ -57,7 +60,7 @@ def read_config(home: Path) -> HomeConfig:
     except InputError as exc:
         raise ConfigError(list(exc.problems)) from exc
     try:
-        data = yaml.safe_load(source.text)
+        data = yaml.load(source.text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise ConfigError.one(path, None, f"is not valid YAML: {' '.join(str(exc).split())}") from exc
     if data is None:

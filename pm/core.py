@@ -9,7 +9,6 @@ in the running interpreter (its whole installed closure). ``--core PYPROJECT`` a
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata as md
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +117,8 @@ def read_lock(path: Path) -> dict[NormalizedName, Version]:
 
 
 def _installed_host_requirements() -> tuple[list[Requirement], str]:
+    import importlib.metadata as md  # only the default core needs it
+
     try:
         raw = md.requires(HOST_DISTRIBUTION) or []
         source = f"installed distribution {HOST_DISTRIBUTION} {md.version(HOST_DISTRIBUTION)}"
@@ -130,6 +131,8 @@ def _installed_host_requirements() -> tuple[list[Requirement], str]:
 
 def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, Version]:
     """Installed versions of every distribution the requirements pull in, transitively."""
+    import importlib.metadata as md
+
     lock: dict[NormalizedName, Version] = {}
     todo = [(r, "") for r in requirements]
     while todo:

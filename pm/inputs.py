@@ -86,7 +86,7 @@ def gather(home: Path, flags: Flags, *, candidate: str | None = None) -> Inputs:
     target = target_for(settings.python)
     core = load_core(settings.core, settings.core_lock)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
-                       candidate=candidate)
+                       candidate=candidate, primary=config)
     union = build_union(core, selection)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
     return Inputs(home, settings, target, core, selection, union, digest)

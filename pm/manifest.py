@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from ._files import TextFile, read_text
@@ -132,7 +135,7 @@ def _load(source: TextFile) -> dict[str, Any]:
         if source.path.suffix == ".json":
             data = json.loads(source.text)
         else:
-            data = yaml.safe_load(source.text)
+            data = yaml.load(source.text, Loader=_LOADER)
     except (yaml.YAMLError, ValueError) as exc:
         detail = str(exc).replace("\n", " ")
         raise InputError.one(source.path, None, f"is not valid {source.path.suffix[1:].upper()}: {detail}") from exc

@@ -8,6 +8,7 @@ outcome and writes it atomically to ``<home>/pm/receipts/`` and ``latest.json``,
 from __future__ import annotations
 
 import functools
+import json
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .errors import PmError
 from .store import Store, StoreError
 
 SCHEMA_VERSION = 1
@@ -30,14 +32,38 @@ def now() -> str:
 
 @functools.lru_cache(maxsize=1)
 def uv_version() -> str | None:
-    """``uv --version`` of the bundled uv binary, or None when it cannot be run."""
-    try:
-        from uv import find_uv_bin
+    """``uv --version`` of the uv pm drives (``pm.uv.find_uv``), or None when it cannot be run.
 
-        done = subprocess.run([find_uv_bin(), "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (ImportError, OSError, subprocess.TimeoutExpired, FileNotFoundError):
+    Remembered in the cache per binary (path, size, mtime), so a receipt costs no subprocess.
+    """
+    from .index.cache import default_cache_dir
+    from .uv import find_uv
+
+    try:
+        binary = find_uv()
+        stat = os.stat(binary)
+    except (PmError, OSError):
         return None
-    return done.stdout.split()[1] if done.returncode == 0 and len(done.stdout.split()) > 1 else None
+    key = f"{binary}:{stat.st_size}:{stat.st_mtime_ns}"
+    memo = default_cache_dir() / "uv-version.json"
+    try:
+        data = json.loads(memo.read_text())
+        if data.get("key") == key:
+            return str(data["version"])
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = done.stdout.split()
+    version = words[1] if done.returncode == 0 and len(words) > 1 else None
+    if version is not None:
+        try:
+            Store(memo.parent).write_json(memo, {"key": key, "version": version})
+        except PmError:
+            pass
+    return version
 
 
 @dataclass

@@ -77,6 +77,7 @@ def select(
     host_version: Version,
     sources: Callable[[Path], PluginSources] = PluginSources.for_home,
     candidate: str | None = None,
+    primary: HomeConfig | None = None,
 ) -> Selection:
     """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
 
@@ -84,7 +85,7 @@ def select(
     ``plugins.enabled`` and not in ``plugins.disabled`` (nothing is written).
     """
     notices: list[str] = []
-    primary = read_config(home)
+    primary = read_config(home) if primary is None else primary
     if candidate is not None:
         primary = replace(
             primary,

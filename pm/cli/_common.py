@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..index.multi import MultiSource
 from ..inputs import Inputs
 from ..receipt import Receipt
-from ..resolver import Policy
 from ..settings import Flags, resolve_home
+
+if TYPE_CHECKING:
+    from ..index.multi import MultiSource
+    from ..resolver import Policy
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +63,8 @@ def shown_home(args: argparse.Namespace) -> Path | None:
 
 def policy_of(inputs: Inputs) -> Policy:
     from packaging.utils import canonicalize_name
+
+    from ..resolver import Policy
 
     settings = inputs.settings
     return Policy(

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import time
 
+from typing import TYPE_CHECKING
+
 from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
-from ..index.base import IndexFailure
 from ..inputs import Inputs, gather
 from ..receipt import Receipt
-from ..records import conflict_steps, conflict_to_json, resolution_to_json
-from ..resolver import Conflict, Resolution, TooComplex, resolve_union
 from ._common import flags_from, home_of, policy_of, shown_home, source_of, start_receipt
 from ._output import emit_json, paint, say, table
+
+if TYPE_CHECKING:
+    from ..resolver import Conflict, Resolution
 
 HELP = "dry run: can core and the selected plugins (and a candidate) live together? installs nothing"
 
@@ -55,6 +57,10 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     A conflict or failure finishes (writes) the receipt; a success does too unless ``finish_ok``
     is False (the caller goes on to build, and finishes it).
     """
+    from ..index.base import IndexFailure  # the resolver and the index client load only when used
+    from ..records import conflict_steps, conflict_to_json, resolution_to_json
+    from ..resolver import Conflict, TooComplex, resolve_union
+
     started = time.perf_counter()
     try:
         check_candidate(inputs, args.candidate)

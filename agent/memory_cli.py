@@ -1,0 +1,221 @@
+"""``hermes memory setup NAME`` and ``hermes memory status``.
+
+``register(subparsers)`` mounts both on the ``memory`` group's sub-parsers (``dest`` of the
+command: ``memory_command``) and ``run(args) -> int`` runs the parsed one; ``main(argv)`` is the
+same as a standalone program (``python -m agent.memory_cli``). Data goes to stdout (JSON with
+``--json``), people's messages to stderr.
+
+Exit codes: 0 ok; 1 failure (unknown or unusable provider, import failure); 2 usage (bad
+``--set``, unknown setting, missing required value, invalid value); 4 not ready (the provider's
+declared requirements are not met, or ``is_available()`` says no).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pm.config import read_config
+from pm.errors import PmError
+from pm.settings import resolve_home
+
+from agent.activation import activate
+from agent.context import use_home
+from agent.discovery import ProviderInfo, discover_memory_providers
+from agent.errors import (
+    EXIT_FAILURE,
+    EXIT_NOT_READY,
+    EXIT_USAGE,
+    ActivationError,
+    MemoryPluginError,
+)
+from agent.gate import check_usable, judge
+from agent.loader import load_memory_provider, resolve_provider
+from agent.memory_setup import (
+    SetupError,
+    parse_sets,
+    prepare_provider,
+    run_setup,
+    terminal_asker,
+)
+from agent.skills import skills_of
+
+__all__ = ["main", "register", "run", "status_report"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``setup`` and ``status`` to ``subparsers`` (of the ``hermes memory`` parser)."""
+    setup = subparsers.add_parser(
+        "setup", help="prepare a memory provider and store its settings",
+        description="Prepare the memory provider NAME (its declared requirements must be ready), "
+                    "then ask for its settings: secrets go to <home>/.env, the rest to the "
+                    "provider's own settings.")
+    setup.add_argument("name", metavar="NAME", help="the memory provider")
+    setup.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                       help="a setting's value, without prompting (repeatable)")
+    status = subparsers.add_parser(
+        "status", help="the active memory provider, its readiness and availability",
+        description="Show the memory provider memory.provider names, whether its declared "
+                    "requirements are ready, and whether it is available.")
+    for parser in (setup, status):
+        parser.add_argument("--home",
+                            help="the HERMES_HOME to use (default: $HERMES_HOME or ~/.hermes)")
+        parser.add_argument("--json", action="store_true", help="structured output on stdout")
+    setup.set_defaults(memory_command="setup")
+    status.set_defaults(memory_command="status")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed ``hermes memory`` command; every deliberate failure becomes a message on
+    stderr and an exit code here."""
+    home = resolve_home(args.home)
+    try:
+        if args.memory_command == "setup":
+            return _setup(home, args)
+        return _status(home, args)
+    except SetupError as exc:
+        _say(f"error: {exc}")
+        return EXIT_USAGE
+    except MemoryPluginError as exc:
+        _say(f"error: {exc}")
+        return exc.exit_code
+    except PmError as exc:
+        _say(f"error: {exc}")
+        return exc.exit_code
+    except ActivationError as exc:
+        _say(f"error: {exc}")
+        return EXIT_FAILURE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hermes memory", description="Memory providers.")
+    register(parser.add_subparsers(dest="memory_command", required=True, metavar="COMMAND"))
+    return run(parser.parse_args(list(sys.argv[1:] if argv is None else argv)))
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+# -- setup ---------------------------------------------------------------------------------------
+
+
+def _setup(home: Path, args: argparse.Namespace) -> int:
+    presets = parse_sets(args.sets)
+    preparation = prepare_provider(home, args.name)
+    if not preparation.ready:
+        _say(f"error: {preparation.readiness.error()}")
+        _say("next steps:")
+        for command, why in preparation.next_steps:
+            _say(f"  {command}\n      {why}")
+        if args.json:
+            print(json.dumps({"provider": args.name, "ready": False,
+                              "readiness": preparation.readiness.to_json(),
+                              "next_steps": [{"command": c, "why": w}
+                                             for c, w in preparation.next_steps]}, indent=2))
+        return EXIT_NOT_READY
+    result = run_setup(home, args.name, presets, None if args.json else terminal_asker())
+    if args.json:
+        print(json.dumps({"provider": result.provider, "ready": True,
+                          "settings": list(result.settings), "secrets": list(result.secrets),
+                          "env_file": str(result.env_file)}, indent=2))
+    else:
+        print(f"memory provider {result.provider!r} set up")
+        if result.settings:
+            print(f"  settings saved: {', '.join(result.settings)}")
+        if result.secrets:
+            print(f"  secrets written to {result.env_file}: {', '.join(result.secrets)}")
+    if not preparation.selected:
+        _say(f"to use it, set `memory.provider: {result.provider}` in {home / 'config.yaml'}")
+    return 0
+
+
+# -- status --------------------------------------------------------------------------------------
+
+
+def status_report(home: Path) -> tuple[dict[str, Any], int]:
+    """The status of ``home``'s memory provider as data, and the exit code it means."""
+    config = read_config(home)
+    providers = [_provider_row(i) for i in discover_memory_providers(home)]
+    report: dict[str, Any] = {"home": str(home), "config": str(config.file),
+                              "provider": config.memory_provider, "providers": providers}
+    if config.memory_provider is None:
+        return report, 0
+    info = resolve_provider(home)
+    assert info is not None
+    check_usable(info, home)
+    readiness = judge(info, home, activate(home))
+    report.update(source=info.source, root=str(info.root),
+                  requirements=[str(r) for r in info.requirements],
+                  declared_in=str(info.declaration_file) if info.declaration_file else None,
+                  readiness=readiness.to_json(), available=None)
+    if not readiness.ready:
+        report["error"] = str(readiness.error())
+        return report, EXIT_NOT_READY
+    loaded = load_memory_provider(home)
+    assert loaded is not None
+    with use_home(home):
+        available = _available(loaded.provider)
+    report["available"] = available
+    report["skills"] = sorted(skills_of(home))
+    return report, 0 if available else EXIT_NOT_READY
+
+
+def _available(provider: Any) -> bool:
+    try:
+        return bool(provider.is_available())
+    except Exception:  # noqa: BLE001 - is_available must not raise; a raise means "no"
+        return False
+
+
+def _provider_row(info: ProviderInfo) -> dict[str, Any]:
+    return {"name": info.name, "source": info.source, "root": str(info.root),
+            "shadowed_by": str(info.shadowed_by) if info.shadowed_by else None,
+            "problems": list(info.problems)}
+
+
+def _status(home: Path, args: argparse.Namespace) -> int:
+    try:
+        report, code = status_report(home)
+    except MemoryPluginError as exc:
+        report, code = {"home": str(home), "error": str(exc)}, exc.exit_code
+        if not args.json:
+            raise
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return code
+    print(render_status(report))
+    if "error" in report:
+        _say(f"error: {report['error']}")
+    return code
+
+
+def render_status(report: dict[str, Any]) -> str:
+    """The human form of :func:`status_report`'s data."""
+    if report.get("provider") is None:
+        names = ", ".join(p["name"] for p in report["providers"] if not p["shadowed_by"]) or "none"
+        return (f"memory provider: none (memory.provider is not set in {report['config']})\n"
+                f"installed providers: {names}")
+    readiness = report["readiness"]
+    lines = [f"memory provider: {report['provider']} ({report['source']}, {report['root']})"]
+    if report["requirements"]:
+        lines.append(f"requirements:    {', '.join(report['requirements'])} "
+                     f"(declared in {report['declared_in']})")
+    else:
+        lines.append("requirements:    none")
+    verdict = "ready" if readiness["ready"] else "NOT READY"
+    lines.append(f"readiness:       {verdict}: {readiness['reason']}")
+    available = report["available"]
+    lines.append("available:       " + ("not checked (not ready)" if available is None
+                                      else "yes" if available else "no (is_available() is false)"))
+    if report.get("skills"):
+        lines.append(f"skills:          {', '.join(report['skills'])}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""``hermes memory setup NAME``: prepare a provider, then ask for its settings and store them.
+
+Order: :func:`prepare_provider` (the hook where admission goes — today it asks pm's readiness and,
+when the provider is not ready, says what to run; it never pretends success), then load a fresh
+instance, read its ``get_config_schema()``, take values from ``--set key=value`` and, on a
+terminal, from prompts (:func:`terminal_asker`), validate them all, and only then write:
+fields with ``secret: true`` go to ``<home>/.env`` under their ``env_var``
+(:func:`agent.secrets.write_secret`), every other field to the provider's ``save_config`` —
+secrets never reach ``save_config`` and plain settings never reach ``.env``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import getpass
+import sys
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pm.config import read_config
+
+from agent.activation import activate
+from agent.context import use_home
+from agent.discovery import ProviderInfo
+from agent.gate import ProviderReadiness, check_usable, judge
+from agent.loader import load_memory_provider, resolve_provider
+from agent.secrets import read_env, write_secret
+
+__all__ = ["Preparation", "SetupError", "SetupResult", "collect_values", "parse_sets",
+           "prepare_provider", "run_setup", "terminal_asker"]
+
+Field = dict[str, Any]
+#: Asks for one field; returns the typed answer, or ``None`` to leave the field unset.
+Asker = Callable[[Field], str | None]
+
+_TRUE = ("1", "true", "yes", "on", "y")
+_FALSE = ("0", "false", "no", "off", "n")
+
+
+class SetupError(ValueError):
+    """A value or a field that makes setup stop before anything is written (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What :func:`prepare_provider` found: the provider, its readiness, whether ``home``'s
+    config selects it, and the next steps (``(command, why)``) when it is not ready."""
+
+    info: ProviderInfo
+    readiness: ProviderReadiness
+    selected: bool
+    next_steps: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def ready(self) -> bool:
+        return self.readiness.ready
+
+
+@dataclass(frozen=True)
+class SetupResult:
+    """What setup wrote: the ``settings`` keys given to ``save_config``, the ``secrets``
+    (environment variable names) written to ``env_file``."""
+
+    provider: str
+    settings: tuple[str, ...]
+    secrets: tuple[str, ...]
+    env_file: Path
+
+
+def prepare_provider(home: Path, name: str) -> Preparation:
+    """Make ``name`` usable for ``home`` before its settings are asked for.
+
+    Today: pm's readiness of the provider in this process's generation. When not ready it
+    returns the steps to take (set ``memory.provider`` when the config does not select it, then
+    ``hermes pm sync``); nothing is installed or written. Admission (``hermes plugins enable``)
+    replaces this body. Raises the loader's errors for unknown or unusable providers.
+    """
+    info = resolve_provider(home, name)
+    assert info is not None  # a name was given
+    check_usable(info, home)
+    readiness = judge(info, home, activate(home))
+    config = read_config(home)
+    selected = name in (config.memory_provider, *config.enabled) or info.key in config.enabled
+    steps: list[tuple[str, str]] = []
+    if not readiness.ready:
+        if not selected:
+            steps.append((f"set `memory.provider: {info.name}` in {config.file}",
+                          "pm installs the requirements of selected plugins only"))
+        steps.append((readiness.command or "hermes pm sync",
+                      f"install the requirements {info.name!r} declares"))
+    return Preparation(info, readiness, selected, tuple(steps))
+
+
+def parse_sets(items: Sequence[str]) -> dict[str, str]:
+    """``["key=value", ...]`` from ``--set`` into a dict (the last repeat wins)."""
+    values: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SetupError(f"--set {item!r}: expected KEY=VALUE")
+        values[key.strip()] = value
+    return values
+
+
+def _coerce(field: Field, raw: str) -> Any:
+    key, kind = field["key"], field.get("type", "text")
+    try:
+        if kind == "integer":
+            value: Any = int(raw)
+        elif kind == "number":
+            value = float(raw)
+        elif kind == "boolean":
+            if raw.strip().lower() not in (*_TRUE, *_FALSE):
+                raise ValueError(raw)
+            value = raw.strip().lower() in _TRUE
+        else:
+            value = raw
+    except ValueError:
+        raise SetupError(f"setting {key!r}: expected {kind}, got {raw!r}") from None
+    choices = field.get("choices")
+    if choices and value not in choices:
+        raise SetupError(f"setting {key!r}: {raw!r} is not one of {list(choices)!r}")
+    return value
+
+
+def _check_schema(schema: list[Field], provider: str) -> dict[str, Field]:
+    fields: dict[str, Field] = {}
+    for field in schema:
+        key = field.get("key") if isinstance(field, dict) else None
+        if not isinstance(key, str) or not key:
+            raise SetupError(
+                f"{provider}: get_config_schema() has a field without a key: {field!r}")
+        if field.get("secret") and not field.get("env_var"):
+            raise SetupError(f"{provider}: secret setting {key!r} has no env_var to store it under")
+        fields[key] = field
+    return fields
+
+
+def collect_values(schema: list[Field], presets: Mapping[str, str], ask: Asker | None,
+                   provider: str, *, stored_secrets: Collection[str] = ()) -> dict[str, Any]:
+    """Every field's value: from ``presets`` (``--set``), else ``ask`` (when given), else its
+    default. Unknown preset keys and required fields left empty raise :class:`SetupError`
+    naming them all at once; values are coerced to the field's ``type`` and checked against
+    ``choices``. Secret fields without a value are left out: the secret already stored under its
+    ``env_var`` (listed in ``stored_secrets``) is kept, and satisfies ``required``."""
+    fields = _check_schema(schema, provider)
+    problems = []
+    for key in presets:
+        if key not in fields:
+            close = difflib.get_close_matches(key, list(fields), n=1)
+            known = ", ".join(fields) or "none"
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {known})"
+            problems.append(f"{provider} has no setting {key!r}{hint}")
+    if problems:
+        raise SetupError("; ".join(problems))
+    values: dict[str, Any] = {}
+    missing = []
+    for key, field in fields.items():
+        raw = presets.get(key)
+        if raw is None and ask is not None:
+            raw = ask(field)
+        if raw is None or raw == "":
+            if field.get("default") is not None and not field.get("secret"):
+                values[key] = field["default"]
+            elif field.get("required") and field.get("env_var") not in stored_secrets:
+                missing.append(key)
+            continue
+        values[key] = _coerce(field, raw)
+    if missing:
+        raise SetupError(f"{provider}: required setting(s) without a value: {', '.join(missing)} "
+                         "(give them with --set KEY=VALUE)")
+    return values
+
+
+def terminal_asker(stdin: Any = None, stderr: Any = None) -> Asker | None:
+    """An asker that prompts on the terminal (``input()``; ``getpass`` for secrets), or
+    ``None`` when stdin is not a TTY (then defaults and ``--set`` are all there is)."""
+    stdin = stdin or sys.stdin
+    if not stdin.isatty():
+        return None
+
+    def ask(field: Field) -> str | None:
+        label = field.get("description") or field["key"]
+        hints = []
+        if field.get("choices"):
+            hints.append("/".join(str(c) for c in field["choices"]))
+        if field.get("default") is not None and not field.get("secret"):
+            hints.append(f"default {field['default']}")
+        if field.get("url"):
+            hints.append(field["url"])
+        prompt = f"{field['key']} — {label}" + (f" [{'; '.join(hints)}]" if hints else "") + ": "
+        try:
+            if field.get("secret"):
+                return getpass.getpass(prompt, stream=stderr or sys.stderr)
+            print(prompt, end="", file=stderr or sys.stderr, flush=True)
+            return input()
+        except EOFError:
+            return None
+
+    return ask
+
+
+def run_setup(home: Path, name: str, presets: Mapping[str, str], ask: Asker | None) -> SetupResult:
+    """Load a fresh ``name`` (ready per :func:`prepare_provider`), collect and validate every
+    value, then write secrets to ``<home>/.env`` and the rest through ``save_config``."""
+    loaded = load_memory_provider(home, name=name)
+    assert loaded is not None
+    provider = loaded.provider
+    with use_home(home):
+        schema = provider.get_config_schema()
+    env = read_env(home)
+    stored = [str(f["env_var"]) for f in schema if f.get("secret") and f.get("env_var") in env]
+    values = collect_values(schema, presets, ask, name, stored_secrets=stored)
+    fields = {f["key"]: f for f in schema}
+    secrets = {fields[k]["env_var"]: str(v) for k, v in values.items() if fields[k].get("secret")}
+    settings = {k: v for k, v in values.items() if not fields[k].get("secret")}
+    if settings:
+        with use_home(home):
+            try:
+                provider.save_config(settings, str(home))
+            except ValueError as exc:
+                raise SetupError(str(exc)) from exc
+    env_file = home / ".env"
+    for env_var, value in secrets.items():
+        env_file = write_secret(home, env_var, value)
+    return SetupResult(name, tuple(settings), tuple(secrets), env_file)
