@@ -1,7 +1,7 @@
 """``hermes memory setup NAME``: prepare a provider, then ask for its settings and store them.
 
-Order: :func:`prepare_provider` (the hook where admission goes — today it asks pm's readiness and,
-when the provider is not ready, says what to run; it never pretends success), then load a fresh
+Order: :func:`prepare_provider` (pm's admission when the provider's requirements are not
+installed; a refusal stops setup with the admission's next steps), then load a fresh
 instance, read its ``get_config_schema()``, take values from ``--set key=value`` and, on a
 terminal, from prompts (:func:`terminal_asker`), validate them all, and only then write:
 fields with ``secret: true`` go to ``<home>/.env`` under their ``env_var``
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pm import generations
 from pm.config import read_config
 
 from agent.activation import activate
@@ -69,28 +70,58 @@ class SetupResult:
     env_file: Path
 
 
-def prepare_provider(home: Path, name: str) -> Preparation:
-    """Make ``name`` usable for ``home`` before its settings are asked for.
+def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = print) -> Preparation:
+    """Make ``name`` usable for ``home`` before its settings are asked for, through pm's admission.
 
-    Today: pm's readiness of the provider in this process's generation. When not ready it
-    returns the steps to take (set ``memory.provider`` when the config does not select it, then
-    ``hermes pm sync``); nothing is installed or written. Admission (``hermes plugins enable``)
-    replaces this body. Raises the loader's errors for unknown or unusable providers.
+    When pm's readiness says the provider's declared requirements are not installed: a provider
+    the config does not select yet goes through admission (``hermes plugins enable``: resolve,
+    refuse on conflict with nothing changed, else build, write config.yaml, select); a selected
+    one gets a sync. Only then is the selected generation activated in this process. When
+    admission refuses, the steps it printed are returned and nothing was written. Raises the
+    loader's errors for unknown or unusable providers.
     """
     info = resolve_provider(home, name)
     assert info is not None  # a name was given
     check_usable(info, home)
-    readiness = judge(info, home, activate(home))
     config = read_config(home)
     selected = name in (config.memory_provider, *config.enabled) or info.key in config.enabled
+    readiness = judge(info, home, generations.selected(home))
     steps: list[tuple[str, str]] = []
-    if not readiness.ready:
-        if not selected:
-            steps.append((f"set `memory.provider: {info.name}` in {config.file}",
-                          "pm installs the requirements of selected plugins only"))
-        steps.append((readiness.command or "hermes pm sync",
-                      f"install the requirements {info.name!r} declares"))
+    if not readiness.ready and info.plugin is not None:
+        code, receipt = _admit(home, info.key, selected, say)
+        if code == 0:
+            selected = True
+        steps = [(s["command"], s["why"]) for s in receipt.next_steps]
+        if code != 0 and receipt.path is not None:
+            steps.append((f"cat {receipt.path}", "the receipt of the refused preparation"))
+        readiness = judge(info, home, generations.selected(home))
+    if readiness.ready:
+        activate(home)
+    elif not steps:
+        steps.append((readiness.command or "hermes pm sync", f"install the requirements {info.name!r} declares"))
     return Preparation(info, readiness, selected, tuple(steps))
+
+
+def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> tuple[int, Any]:
+    """Admission for an unselected provider, a sync for a selected one (both pm transactions)."""
+    import argparse
+
+    from pm.admission import enable
+    from pm.cli._common import start_receipt
+    from pm.cli.sync import sync
+    from pm.inputs import gather
+    from pm.lock import home_lock
+    from pm.settings import Flags
+    from pm.store import Store
+
+    args = argparse.Namespace(json=False, home=str(home), candidate=None if selected else key, lock_timeout=600.0)
+    if not selected:
+        return enable(home, key, Flags(), args, say=say)
+    store = Store.for_home(home)
+    with home_lock(home, store, timeout=600.0, notify=say):
+        inputs = gather(home, Flags())
+        receipt = start_receipt("sync", inputs)
+        return sync(inputs, receipt, store, args), receipt
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 import os
 import pty
 import select
@@ -105,25 +106,21 @@ def test_setup_refuses_bad_values_and_writes_nothing(vault_home: Path, capsys: p
     assert not (vault_home / ".env").exists()
 
 
-def test_setup_of_a_provider_that_is_not_ready(
+def test_setup_of_a_provider_whose_admission_is_refused(
         new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, make_index: Callable[..., Any]) -> None:
+    index = make_index({"unrelated": {"1.0": []}})  # the index has no PyYAML: admission must refuse
     home = new_home()
     monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
     before = (home / "config.yaml").read_bytes()
     assert main(["setup", "jsonl_journal"]) == 4
     err = capsys.readouterr().err
-    assert err == (
-        "error: memory provider 'jsonl_journal' is not ready: requires PyYAML>=6; no generation "
-        f"is selected (declared in {ROOT}/plugins/memory/jsonl_journal/pyproject.toml); "
-        "run `hermes pm sync`\n"
-        "next steps:\n"
-        f"  set `memory.provider: jsonl_journal` in {home}/config.yaml\n"
-        "      pm installs the requirements of selected plugins only\n"
-        "  hermes pm sync\n"
-        "      install the requirements 'jsonl_journal' declares\n")
+    assert "plugin 'jsonl_journal' (" in err and "requires PyYAML>=6; but no package named 'pyyaml' exists" in err
     assert (home / "config.yaml").read_bytes() == before
     assert not (home / "memory").exists()
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("admit", "conflict", "jsonl_journal")
 
 
 def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
