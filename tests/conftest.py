@@ -42,3 +42,14 @@ def make_index(tmp_path: Path) -> Iterator[Callable[..., LocalIndex]]:
     yield make
     for index in started:
         index.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_public_index(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default suite needs no internet: pm's last-resort index (after flag, environment and
+    config) becomes a closed port on 127.0.0.1, so a test that forgets to point pm at its local
+    index fails fast with "connection refused" instead of reaching the public index. Tests marked
+    ``network`` keep the real default."""
+    if request.node.get_closest_marker("network") is None:
+        monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+        monkeypatch.delenv("UV_INDEX_URL", raising=False)
