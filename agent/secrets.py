@@ -17,11 +17,11 @@ Writing (:func:`write_secret`) is atomic: temp file in the same folder, mode 060
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from pathlib import Path
+
+from pm.store import Store
 
 from agent.context import secret_scope
 
@@ -176,29 +176,5 @@ def write_secret(home: str | os.PathLike[str], name: str, value: str) -> Path:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Through pm's one atomic writer, confined to the home's folder; secrets are 0600."""
+    Store(path.parent).write_bytes(path, data, mode=0o600)

@@ -51,12 +51,14 @@ class Store:
             raise StoreError(path, f"cannot create folder: {exc.strerror or exc}") from exc
         return path
 
-    def write_bytes(self, path: Path, data: bytes) -> Path:
+    def write_bytes(self, path: Path, data: bytes, *, mode: int = 0o644) -> Path:
+        """Replace ``path`` with ``data`` atomically; the file gets ``mode`` before it appears."""
         self.check(path)
         self.mkdir(path.parent)
         try:
             fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             try:
+                os.fchmod(fd, mode)
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
                     handle.flush()
