@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +29,16 @@ class TextFile:
 def is_within(path: Path, folder: Path) -> bool:
     """Whether ``path`` (resolved, following symlinks) lies inside ``folder`` (resolved)."""
     try:
-        path.resolve().relative_to(folder.resolve())
+        path.resolve().relative_to(_resolved(str(folder)))
     except (ValueError, OSError):
         return False
     return True
+
+
+@functools.lru_cache(maxsize=512)
+def _resolved(folder: str) -> Path:
+    """A folder resolved once per process (plugin and home folders do not move while pm runs)."""
+    return Path(folder).resolve()
 
 
 def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_BYTES) -> TextFile:

@@ -20,6 +20,7 @@ from . import generations
 from .errors import PmError
 from .generations import Generation
 from .inputs import Inputs
+from .receipt import uv_version
 from .records import resolution_to_json
 from .resolver import Resolution
 from .store import Store
@@ -89,7 +90,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
         "resolution": resolution_to_json(resolution),
         "declared": declared(inputs),
         "members": members(inputs),
-        "uv": uv.version(),
+        "uv": uv_version(),
     }
     pause_point("record", home, store)
     store.write_json(path / generations.GENERATION_FILE, record)

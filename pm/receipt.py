@@ -128,8 +128,11 @@ def write_receipt(home: Path, data: dict[str, Any]) -> Path:
     store = Store.for_home(home)
     stamp = data["started_at"].replace(":", "").replace("-", "").replace(".", "")
     path = folder / f"{stamp}-{data['kind']}-{os.getpid()}.json"
-    store.write_json(path, data)
-    store.write_json(folder / "latest.json", data)
+    # Serialised once, compactly: a 200-plugin receipt is large and indent= takes Python's slow
+    # encoder path; `jq .` or `python -m json.tool` pretty-print it for people.
+    encoded = (json.dumps(data, separators=(",", ":"), default=str) + "\n").encode()
+    store.write_bytes(path, encoded)
+    store.write_bytes(folder / "latest.json", encoded)
     _prune(store, folder)
     return path
 

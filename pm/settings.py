@@ -113,6 +113,8 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
     index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
                  or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL") or DEFAULT_INDEX_URL)
+    exclude_newer = pick(flags.exclude_newer, None, "exclude_newer")
+    parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
         core=core,
@@ -121,7 +123,7 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         find_links=tuple(p for p in find_links if p is not None),
         offline=flags.offline,
         prereleases=_prereleases(pick(flags.prereleases, None, "prereleases")),
-        exclude_newer=pick(flags.exclude_newer, None, "exclude_newer"),
+        exclude_newer=exclude_newer,
         allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
     )
 

@@ -20,14 +20,35 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ._metadata import MetadataUnavailable
-from .base import FileLink, IndexFailure, Metadata, Source
-from .cache import Cache, default_cache_dir
-from .findlinks import FindLinksSource
-from .http import DEFAULT_TIMEOUT, DEFAULT_WORKERS, HttpClient
-from .installed import InstalledSource
-from .multi import MultiSource
-from .simple import OFFLINE_MISS, SimpleIndexSource
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._metadata import MetadataUnavailable
+    from .base import FileLink, IndexFailure, Metadata, Source
+    from .cache import Cache, default_cache_dir
+    from .findlinks import FindLinksSource
+    from .http import HttpClient
+    from .installed import InstalledSource
+    from .multi import MultiSource
+    from .simple import OFFLINE_MISS, SimpleIndexSource
+
+#: Where each public name lives. Loaded on first use (PEP 562), so commands that never fetch
+#: (check, a no-op sync, status) do not pay for http.client, ssl, html.parser and zipfile.
+_LAZY = {
+    "MetadataUnavailable": "._metadata", "FileLink": ".base", "IndexFailure": ".base",
+    "Metadata": ".base", "Source": ".base", "Cache": ".cache", "default_cache_dir": ".cache",
+    "FindLinksSource": ".findlinks", "HttpClient": ".http", "InstalledSource": ".installed",
+    "MultiSource": ".multi", "OFFLINE_MISS": ".simple", "SimpleIndexSource": ".simple",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+
 
 __all__ = [
     "OFFLINE_MISS",
@@ -61,8 +82,8 @@ def open_sources(
     *,
     offline: bool,
     cache_dir: Path | str | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    workers: int = DEFAULT_WORKERS,
+    timeout: float = 30.0,
+    workers: int = 16,
 ) -> MultiSource:
     """The sources for these settings: each index URL in order, then each find-links folder.
 
@@ -71,6 +92,11 @@ def open_sources(
     :func:`default_cache_dir`). Nothing is fetched here. The caller MUST ``close()`` the result
     (or use it in ``with``) to stop background fetching.
     """
+    from .cache import Cache
+    from .findlinks import FindLinksSource
+    from .multi import MultiSource
+    from .simple import SimpleIndexSource
+
     cache = Cache(cache_dir)
     sources: list[Source] = [
         SimpleIndexSource(url, cache, offline=offline, timeout=timeout, workers=workers)

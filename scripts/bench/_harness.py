@@ -1,0 +1,153 @@
+"""Shared plumbing of the benchmarks: whole-command timing, uv's clean environment, tables.
+
+Every measured command is a real subprocess; a figure is the median wall time of ``runs`` runs.
+"Cold" runs get a fresh, empty cache directory each; "warm" runs share one directory warmed by an
+untimed first run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `pm.testing` is imported from the checkout
+    sys.path.insert(0, str(ROOT))
+
+from uv import find_uv_bin  # noqa: E402
+
+UV = str(find_uv_bin())
+
+
+def arguments(description: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--runs", type=int, default=5, help="timed runs per figure (median; default 5)"
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter that runs `python -m pm` and that uv targets (default: this one)",
+    )
+    parser.add_argument("--sizes", default="10,50,200", help="plugin counts (default 10,50,200)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder and print it")
+    parser.add_argument(
+        "--raw-index",
+        action="store_true",
+        help="serve with LocalIndex's stock socket settings (see tune_local_index)",
+    )
+    args = parser.parse_args()
+    if not args.raw_index:
+        tune_local_index()
+    return args
+
+
+def tune_local_index() -> None:
+    """Serve without two socket artefacts of the stock test server that dwarf what is measured.
+
+    ``socketserver`` listens with a backlog of 5: more simultaneous connects (pm fetches on 16
+    threads, uv on more) overflow it and the kernel drops SYNs, which the client retransmits
+    after 1 s. And the handler writes headers and body in two sends with Nagle on, so every body
+    waits for the client's delayed ACK (~40 ms). Both belong in ``pm.testing.index`` (a
+    ``request_queue_size`` on the server, ``disable_nagle_algorithm = True`` on the handler);
+    until then the benchmark sets them here, for every client alike.
+    """
+    import http.server
+
+    import pm.testing.index
+
+    http.server.ThreadingHTTPServer.request_queue_size = 256
+    pm.testing.index._Handler.disable_nagle_algorithm = True
+
+
+def work_dir(keep: bool) -> tempfile.TemporaryDirectory[str] | Path:
+    if keep:
+        return Path(tempfile.mkdtemp(prefix="hermes-bench-"))
+    return tempfile.TemporaryDirectory(prefix="hermes-bench-")
+
+
+def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:
+    """Environment of `python -m pm`: the checkout importable, a given cache, no bundled plugins.
+
+    Bytecode is cached (under ``pycache``, outside the checkout) as in any installed tool, even
+    when the caller's environment says PYTHONDONTWRITEBYTECODE.
+    """
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("HERMES_", "UV_", "PIP_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env.update(
+        PYTHONPATH=str(ROOT),
+        PYTHONPYCACHEPREFIX=str(pycache),
+        HERMES_PM_CACHE_DIR=str(cache),
+        HERMES_BUNDLED_PLUGINS=str(bundled),
+        NO_COLOR="1",
+    )
+    return env
+
+
+def uv_env() -> dict[str, str]:
+    """uv without user configuration or Python downloads."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("UV_", "PIP_")) and k != "VIRTUAL_ENV"
+    }
+    env.update(UV_NO_CONFIG="1", UV_PYTHON_DOWNLOADS="never", NO_COLOR="1")
+    return env
+
+
+def run(argv: Sequence[str], env: dict[str, str], ok: Sequence[int] = (0,)) -> tuple[float, str]:
+    """Run ``argv``; return (seconds, stdout). Raises SystemExit with its output on an odd exit."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        list(argv), env=env, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode not in ok:
+        raise SystemExit(f"exit {done.returncode}: {' '.join(argv)}\n{done.stdout}\n{done.stderr}")
+    return seconds, done.stdout
+
+
+def median_of(runs: int, once: Callable[[int], float]) -> float:
+    """Median of ``once(i)`` for i in range(runs)."""
+    return statistics.median(once(i) for i in range(runs))
+
+
+def cold_and_warm(
+    runs: int,
+    folder: Path,
+    command: Callable[[Path], Sequence[str]],
+    env: Callable[[Path], dict[str, str]],
+) -> tuple[float, float]:
+    """Median seconds of ``command(cache)`` with a fresh cache per run, then with a warmed one."""
+    cold = median_of(
+        runs, lambda i: run(command(folder / f"cold-{i}"), env(folder / f"cold-{i}"))[0]
+    )
+    warm_cache = folder / "warm"
+    run(command(warm_cache), env(warm_cache))  # warm it (untimed)
+    warm = median_of(runs, lambda i: run(command(warm_cache), env(warm_cache))[0])
+    return cold, warm
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def ratio(ours: float, theirs: float, target: float) -> str:
+    value = ours / theirs
+    return f"{value:.2f}x " + ("ok" if value <= target else f"MISS (target <= {target:g}x)")
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows, strict=False)]
+    for line in (headers, ["-" * w for w in widths], *rows):
+        print("  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=False)).rstrip())

@@ -1,0 +1,266 @@
+"""Benchmark: `hermes pm sync` / `hermes pm check` as whole commands against uv doing the same.
+
+Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,200] [--keep]
+
+1. No-op: after a first sync of N plugins (a shared pool of 80 packages on a local index), the
+   median time of `python -m pm sync` (nothing changed) and `python -m pm check`, against
+   `uv pip compile` of the same requirements with a warm cache.
+   Target (issue 4): a no-op faster than that uv pip compile.
+2. Build: the realistic workload (~40 packages). With warm caches, the median time of a
+   `python -m pm sync` that must build (each run one plugin requirement gains a different
+   `!=0.0.N` exclusion: the inputs change, the resolution does not): resolve + `uv venv` +
+   `uv pip install` of the hashed files + verify + select; against `uv venv` + `uv pip install
+   --no-deps -r` of the same pins with hashes into a fresh venv (plain `name==version --hash`
+   lines with --index-url, and pm's own form, direct URLs with --no-index). Target (issue 4):
+   <= 1.5x. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
+   build into uv's time and pm's own.
+This is a benchmark script, not a test: it prints figures and never fails on them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import sys
+from pathlib import Path
+
+import _harness as h
+import workloads
+
+from pm.testing import LocalIndex, add_plugin, build_packages
+
+_runs = itertools.count()
+
+
+def pm_argv(python: str, command: str, layout: workloads.Layout, url: str) -> list[str]:
+    return [
+        python,
+        "-m",
+        "pm",
+        command,
+        "--home",
+        str(layout.home),
+        "--index-url",
+        url,
+        "--core",
+        str(layout.core),
+        "--core-lock",
+        str(layout.core_lock),
+    ]
+
+
+def uv_compile_argv(python: str, layout: workloads.Layout, url: str, cache: Path) -> list[str]:
+    out = layout.requirements_in.parent / f"compiled-{next(_runs)}.txt"
+    return [
+        h.UV,
+        "pip",
+        "compile",
+        str(layout.requirements_in),
+        "--index-url",
+        url,
+        "--python",
+        python,
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+        "--output-file",
+        str(out),
+    ]
+
+
+def noop_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
+    layout = workloads.write(workload, folder)
+    env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
+    first, _ = h.run(pm_argv(args.python, "sync", layout, url), env)
+    h.run(pm_argv(args.python, "check", layout, url), env)  # must be ready (exit 0)
+    sync = h.median_of(
+        args.runs, lambda i: h.run(pm_argv(args.python, "sync", layout, url), env)[0]
+    )
+    check = h.median_of(
+        args.runs, lambda i: h.run(pm_argv(args.python, "check", layout, url), env)[0]
+    )
+    uv_cache = folder / "uv-cache"
+    h.run(uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())  # warm it
+    compile_ = h.median_of(
+        args.runs,
+        lambda i: h.run(uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())[0],
+    )
+    return [
+        workload.name,
+        h.ms(first),
+        h.ms(sync),
+        h.ms(check),
+        h.ms(compile_),
+        h.ratio(sync, compile_, 1),
+        h.ratio(check, compile_, 1),
+    ]
+
+
+def _change_inputs(layout: workloads.Layout, workload: workloads.Workload, run: int) -> None:
+    """Rewrite the first plugin with its first requirement excluding ``0.0.<run>``: new inputs
+    (a new fingerprint), the same resolution."""
+    plugin, requirements = next(iter(workload.plugins.items()))
+    first, *rest = requirements
+    joiner = "," if any(op in first for op in "<>=!~") else ""
+    add_plugin(
+        layout.home / "plugins",
+        plugin,
+        style="manifest",
+        dependencies=[f"{first}{joiner}!=0.0.{run}", *rest],
+    )
+
+
+_SHIM = """#!{python} -S
+import subprocess, sys, time
+started = time.perf_counter()
+done = subprocess.run([{uv!r}, *sys.argv[1:]])
+with open({log!r}, "a") as log:
+    log.write(f"{{time.perf_counter() - started:.6f}} {{sys.argv[1]}}\\n")
+sys.exit(done.returncode)
+"""
+
+
+def uv_share(
+    args, layout: workloads.Layout, workload: workloads.Workload, url: str, env: dict[str, str]
+) -> tuple[float, float]:
+    """One more building sync with uv behind a logging shim: (seconds of the sync, of uv in it)."""
+    folder = layout.home.parent
+    log, shim = folder / "uv-calls.log", folder / "uv-shim"
+    shim.write_text(_SHIM.format(python=sys.executable, uv=h.UV, log=str(log)))
+    shim.chmod(0o755)
+    _change_inputs(layout, workload, 999)
+    seconds, _ = h.run(
+        pm_argv(args.python, "sync", layout, url), {**env, "HERMES_PM_UV": str(shim)}
+    )
+    calls = [line.split() for line in log.read_text().splitlines()]
+    print(
+        "  uv calls in one building sync (pm's share also holds ~8 ms of shim start per call): "
+        + ", ".join(f"{c[1]} {float(c[0]) * 1000:.0f} ms" for c in calls),
+        file=sys.stderr,
+    )
+    return seconds, sum(float(c[0]) for c in calls)
+
+
+def _pins(
+    layout: workloads.Layout, python: str, url: str, env: dict[str, str]
+) -> tuple[Path, Path]:
+    """The current resolution as pins twice: ``name==v --hash`` and pm's ``name @ URL --hash``."""
+    _, text = h.run([*pm_argv(python, "export", layout, url), "--format", "requirements"], env)
+    plain = layout.home.parent / "pins.txt"
+    plain.write_text(text)
+    state = layout.home / "pm" / "generations"
+    direct = max(state.glob("*/requirements.txt"), key=lambda p: p.stat().st_mtime)
+    return plain, direct
+
+
+def uv_install(python: str, venv: Path, pins: Path, cache: Path, index: list[str]) -> float:
+    shutil.rmtree(venv, ignore_errors=True)
+    env = h.uv_env()
+    made, _ = h.run(
+        [h.UV, "venv", "--quiet", "--python", python, "--cache-dir", str(cache), str(venv)], env
+    )
+    installed, _ = h.run(
+        [
+            h.UV,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(venv / "bin" / "python"),
+            "--cache-dir",
+            str(cache),
+            "--no-deps",
+            "--require-hashes",
+            *index,
+            "-r",
+            str(pins),
+        ],
+        env,
+    )
+    return made + installed
+
+
+def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
+    layout = workloads.write(workload, folder)
+    env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
+    h.run(pm_argv(args.python, "sync", layout, url), env)  # cold build: warms every cache
+
+    def ours(i: int) -> float:
+        _change_inputs(layout, workload, i)
+        return h.run(pm_argv(args.python, "sync", layout, url), env)[0]
+
+    sync = h.median_of(args.runs, ours)
+    resolve = h.median_of(
+        args.runs, lambda i: h.run(pm_argv(args.python, "resolve", layout, url), env)[0]
+    )
+    plain, direct = _pins(layout, args.python, url, env)
+    figures = []
+    for pins, index in ((plain, ["--index-url", url]), (direct, ["--no-index"])):
+        cache = folder / f"uv-cache-{pins.stem}"
+
+        def install(
+            i: int, pins: Path = pins, cache: Path = cache, index: list[str] = index
+        ) -> float:
+            return uv_install(args.python, folder / "venv", pins, cache, index)
+
+        install(-1)  # warm the cache
+        figures.append(h.median_of(args.runs, install))
+    shimmed, in_uv = uv_share(args, layout, workload, url, env)
+    pins_count = sum(1 for line in plain.read_text().splitlines() if "==" in line)
+    return [
+        f"{workload.name} ({pins_count} pins)",
+        h.ms(sync),
+        h.ms(resolve),
+        f"{h.ms(in_uv)} / {h.ms(shimmed - in_uv)}",
+        h.ms(figures[0]),
+        h.ratio(sync, figures[0], 1.5),
+        h.ms(figures[1]),
+        h.ratio(sync, figures[1], 1.5),
+    ]
+
+
+def main() -> None:
+    args = h.arguments(__doc__.splitlines()[0])
+    holder = h.work_dir(args.keep)
+    folder = Path(holder if isinstance(holder, Path) else holder.name)
+    print(
+        f"python {args.python}; uv {h.UV}; median of {args.runs} runs; work folder {folder}",
+        file=sys.stderr,
+    )
+    spec, ref = workloads.pool()
+    noop = []
+    with LocalIndex(build_packages(folder / "dists-pool", spec)) as index:
+        for count in (int(s) for s in args.sizes.split(",")):
+            noop.append(
+                noop_row(
+                    args, folder / f"plugins-{count}", workloads.pooled(count, spec, ref), index.url
+                )
+            )
+            print(f"  done: {count} plugins", file=sys.stderr)
+    realistic = workloads.realistic()
+    with LocalIndex(build_packages(folder / "dists-realistic", realistic.spec)) as index:
+        build = build_row(args, folder / "build", realistic, index.url)
+    print("no-op (after a first sync), target: faster than uv pip compile warm")
+    h.print_table(
+        ["workload", "first sync", "no-op sync", "check", "uv compile warm", "sync/uv", "check/uv"],
+        noop,
+    )
+    print()
+    print("building a generation with warm caches, target: <= 1.5x uv venv + uv pip install")
+    h.print_table(
+        [
+            "workload",
+            "pm sync (build)",
+            "pm resolve alone",
+            "uv / pm in one sync",
+            "uv pins+index",
+            "ratio",
+            "uv URLs --no-index",
+            "ratio",
+        ],
+        [build],
+    )
+
+
+if __name__ == "__main__":
+    main()
