@@ -13,9 +13,9 @@ from typing import Any
 from pm import generations
 from pm.admission import disable, enable
 from pm.catalog import CatalogRefusal
-from pm.cli._common import add_common, add_resolution_options, flags_from, home_of, start_receipt
+from pm.cli._common import add_common, add_resolution_options, flags_from, home_of
 from pm.cli._output import emit_json, paint, say, table
-from pm.cli.sync import report, sync
+from pm.cli.sync import report
 from pm.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK
 from pm.inputs import gather
 from pm.install import InstallError, install, remove
@@ -23,7 +23,7 @@ from pm.lock import home_lock
 from pm.readiness import check
 from pm.receipt import Receipt
 from pm.store import Store
-from pm.update import catalog_for, install_missing, missing_providers
+from pm.update import catalog_for, update
 
 
 def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -144,29 +144,7 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    store = Store.for_home(home)
-    installed_names: list[str] = []
-    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        catalog = catalog_for(home)
-        for missing in missing_providers(home):
-            where = missing.home
-            try:
-                installed = install_missing(missing, catalog)
-            except (InstallError, CatalogRefusal) as refusal:
-                say(f"{where}: memory provider {missing.provider!r} NOT installed: {refusal}")
-                continue
-            if installed is None:
-                say(paint(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
-                          "and the catalog has no such entry; the agent runs WITHOUT its memory", "red", sys.stderr))
-                continue
-            installed_names.append(installed.name)
-            say(f"{where}: installed memory provider {installed.name!r} "
-                f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
-        inputs = gather(home, flags_from(args))
-        receipt = start_receipt("update", inputs)
-        receipt.extra["installed"] = installed_names
-        code = sync(inputs, receipt, store, args)
+    code, receipt, inputs = update(home_of(args), flags_from(args), args, say=say)
     if code == EXIT_CONFLICT and receipt.conflict:
         memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory}
         for name in receipt.conflict["plugins"]:

@@ -8,15 +8,23 @@ Also the start-up lazy install the host calls once per process per (home, provid
 
 from __future__ import annotations
 
+import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .catalog import Catalog, load_catalog
 from .config import read_config
 from .discover import PluginSources, discover
-from .install import Installed, install
+from .catalog import CatalogRefusal
+from .inputs import Inputs, gather
+from .install import Installed, InstallError, install
+from .lock import home_lock
 from .plugin import inspect
+from .receipt import Receipt
+from .settings import Flags
+from .store import Store
 
 
 @dataclass(frozen=True)
@@ -55,29 +63,63 @@ def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
     return install(missing.home, entry.name, catalog)
 
 
+def update(home: Path, flags: Flags, args: argparse.Namespace,
+           say: Callable[[str], None] = print) -> tuple[int, Receipt, Inputs]:
+    """The update transaction under the home lock: per home, install the catalog provider that
+    ``memory.provider`` names but nothing provides (told per home), then sync the union of every
+    home. Returns (exit code, finished receipt, the inputs that were synced)."""
+    from .cli._common import start_receipt
+    from .cli.sync import sync
+
+    store = Store.for_home(home)
+    installed_names: list[str] = []
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+        catalog = catalog_for(home)
+        for missing in missing_providers(home):
+            installed_names += _install_one(missing, catalog, say)
+        inputs = gather(home, flags)
+        receipt = start_receipt("update", inputs)
+        receipt.extra["installed"] = installed_names
+        code = sync(inputs, receipt, store, args)
+    return code, receipt, inputs
+
+
+def _install_one(missing: Missing, catalog: Catalog, say: Callable[[str], None]) -> list[str]:
+    where = missing.home
+    try:
+        installed = install_missing(missing, catalog)
+    except (InstallError, CatalogRefusal) as refusal:
+        say(f"{where}: memory provider {missing.provider!r} NOT installed: {refusal}")
+        return []
+    if installed is None:
+        say(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
+            "and the catalog has no such entry; the agent runs WITHOUT its memory")
+        return []
+    say(f"{where}: installed memory provider {installed.name!r} "
+        f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
+    return [installed.name]
+
+
 _LAZY_DONE: set[tuple[str, str]] = set()
 
 
-def lazy_install(home: Path, say=print) -> list[Installed]:  # type: ignore[no-untyped-def]
-    """Start-up hook: install missing catalog providers when ``security.allow_lazy_installs`` is
-    exactly true and ``HERMES_DISABLE_LAZY_INSTALLS`` is unset; else warn loudly with the command
-    to run. Once per process per (home, provider). Never a silent fallback."""
-    done = []
+def lazy_install(home: Path, say: Callable[[str], None] = print) -> list[str]:
+    """Start-up hook: when ``security.allow_lazy_installs`` is exactly true and
+    ``HERMES_DISABLE_LAZY_INSTALLS`` is unset, install missing catalog providers and admit them
+    (the update transaction); else warn loudly with the command to run. Once per process per
+    (home, provider). Never a silent fallback. Returns the names installed."""
     allowed = read_config(home).allow_lazy_installs and not os.environ.get("HERMES_DISABLE_LAZY_INSTALLS")
-    for missing in missing_providers(home):
-        key = (str(missing.home), missing.provider)
-        if key in _LAZY_DONE:
-            continue
-        _LAZY_DONE.add(key)
-        if not allowed:
+    fresh = [m for m in missing_providers(home) if (str(m.home), m.provider) not in _LAZY_DONE]
+    _LAZY_DONE.update((str(m.home), m.provider) for m in fresh)
+    if not fresh:
+        return []
+    if not allowed:
+        for missing in fresh:
             say(f"WARNING: memory provider {missing.provider!r} (configured in {missing.home / 'config.yaml'}) "
                 f"is not installed; the agent will run WITHOUT its memory. Run: hermes update")
-            continue
-        installed = install_missing(missing, catalog_for(home))
-        if installed is None:
-            say(f"WARNING: memory provider {missing.provider!r} is not installed and not in the catalog; "
-                "the agent will run WITHOUT its memory")
-        else:
-            say(f"installed memory provider {installed.name!r} into {installed.root}; run: hermes pm sync")
-            done.append(installed)
-    return done
+        return []
+    args = argparse.Namespace(json=False, home=str(home), candidate=None, lock_timeout=600.0)
+    code, receipt, _ = update(home, Flags(), args, say=say)
+    if code != 0:
+        say(f"WARNING: installing the missing memory provider did not finish (exit {code}); see {receipt.path}")
+    return list(receipt.extra.get("installed", []))
