@@ -1,17 +1,23 @@
-"""Conflicts in plugin words: resolver causes mapped back to origins, and one formatter.
+"""Conflicts in plugin words: resolver causes mapped back to origins, as data.
 
 :func:`explain` turns resolvelib's ``ResolutionImpossible.causes`` into a :class:`Conflict` that
-carries data only: per package, what kind of problem it is and which origins asked for what.
-The kinds, in the order they are told: ``requires-python`` (no version of the package supports
-the target Python), ``missing`` (no such package), ``no-compatible-file`` (files exist, none for
-this interpreter or platform), ``sdist-only`` (only a source distribution, building not allowed),
-``conflict`` (requirements that no single version satisfies). The plugins that must go are
-named from these causes alone; no other resolution is run to find them.
+carries data only: per package, what kind of problem it is, which origins asked for what, and
+(``context``) the requirements that led the resolver to the versions it tried. The kinds, in
+the order they are told: ``requires-python`` (the target Python is outside a package's
+Requires-Python), ``missing`` (no such package), ``no-compatible-file`` (files exist, none for
+this interpreter or platform), ``sdist-only`` (only a source distribution, building not
+allowed), ``yanked`` (only yanked releases, none pinned with ``==``), ``excluded-newer``
+(uploaded after the ``pm.exclude_newer`` cutoff), ``conflict`` (requirements that no single
+version satisfies). The plugins that must go are named from these causes alone; no other
+resolution is run to find them. :func:`~pm.resolver.wording.format_conflict` is the one place
+that writes sentences.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,43 +26,75 @@ from packaging.utils import NormalizedName
 from packaging.version import Version
 
 from ..errors import EXIT_CONFLICT, PmError
+from ..index.base import FileLink
 from ..union import Origin
 from .model import PYTHON, Req
-from .provider import Provider
+from .provider import PROBLEMS, Provider
+from .wording import KINDS, describe_problem, format_conflict
 
-KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "conflict")
 _MAX_SUBSET_CAUSES = 12
+_MAX_CONTEXT_DEPTH = 4  # parent hops followed from a tried version towards the roots
+_MAX_ASKED = 6  # requirements from other packages told per package
 
 
 @dataclass(frozen=True)
 class Cause:
-    """One requirement involved in a conflict, with the root origin it descends from."""
+    """One requirement involved in a conflict, with the root origin it descends from.
+
+    ``via`` is the version the resolver tried that states the requirement (``"tinyhttp 1.3"``),
+    None when the origin states it itself; ``via_package`` is that version's package key.
+    """
 
     package: str
     requirement: str
     origin: Origin
-    via: str | None = None  # "tinyhttp 1.3" when a dependency asked, not the origin itself
+    via: str | None = None
     locked: bool = False
+    via_package: str | None = None
 
     def describe(self) -> str:
         if self.locked:
             return f"core locks {self.requirement}"
-        who = "core requires" if self.origin.is_core else f"{self.origin} requires"
         if self.via:
-            return f"{who} {self.via}, which requires {self.requirement}"
-        return f"{who} {self.requirement}"
+            return f"{self.via} requires {self.requirement}"
+        return f"{'core' if self.origin.is_core else self.origin} requires {self.requirement}"
 
     def to_json(self) -> dict[str, Any]:
         return {"package": self.package, "requirement": self.requirement, "origin": self.origin.to_json(),
-                "origin_text": str(self.origin), "via": self.via, "locked": self.locked}
+                "origin_text": str(self.origin), "via": self.via, "via_package": self.via_package,
+                "locked": self.locked}
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """One version that exists but cannot be used, and why (a kind of :data:`KINDS`).
+
+    ``fact`` is the kind's datum: the Requires-Python specifier, the wheels' tags, the yank
+    reason, or the exclude-newer cutoff; ``""`` when there is none.
+    """
+
+    version: str
+    kind: str
+    fact: str = ""
 
 
 @dataclass(frozen=True)
 class Finding:
+    """What is wrong with one package; ``kind`` is the first of its versions' kinds to tell."""
+
     kind: str  # one of KINDS
     package: str
     causes: tuple[Cause, ...]
-    detail: str = ""
+    versions: tuple[Unusable, ...] = ()  # newest first; for the availability kinds
+    context: tuple[Cause, ...] = ()  # requirements on the packages of the versions tried
+    python: str = ""  # the target's Python version
+    platform: str = ""  # the target's platform
+    available: tuple[str, ...] = ()  # usable versions of the package, newest first (for conflict)
+
+    @property
+    def detail(self) -> str:
+        """What is wrong, in words (empty for ``conflict``)."""
+        return describe_problem(self)
 
 
 class Conflict(PmError):
@@ -84,40 +122,21 @@ class TooComplex(PmError):
                          "(not a conflict; narrow some requirements or report it)")
 
 
-def format_conflict(conflict: Conflict) -> str:
-    """One paragraph a tired user can act on."""
-    parts = []
-    for finding in conflict.findings:
-        asked = "; ".join(dict.fromkeys(c.describe() for c in finding.causes))
-        if finding.kind == "conflict":
-            parts.append(f"{asked}; no version of {finding.package} satisfies all of these.")
-        else:
-            parts.append(f"{asked}; but {finding.detail}.")
-    if conflict.plugins:
-        must = ", ".join(repr(p) for p in conflict.plugins)
-        if conflict.candidate is not None:
-            partners = [p for p in conflict.plugins if p != conflict.candidate]
-            tail = (f" cannot live with plugin(s) {', '.join(map(repr, partners))}" if partners
-                    else " cannot live with the host's core requirements")
-            parts.append(f"Plugin {conflict.candidate!r}{tail}.")
-        else:
-            parts.append(f"Plugins involved: {must}.")
-    return " ".join(parts)
+# -- causes to findings ---------------------------------------------------------------------------
 
-
-def causes_from(information: Iterable[Any]) -> list[Cause]:
-    """Map resolvelib RequirementInformation entries to causes, one per root origin."""
+def _causes(reqs: Iterable[Req]) -> list[Cause]:
+    """One cause per requirement and root origin, in order, without repeats."""
     causes = []
-    for info in information:
-        req: Req = info.requirement
-        via = str(info.parent) if info.parent is not None else None
+    for req in reqs:
+        parent = req.parent
         package = "python" if req.name == PYTHON else req.key
         for origin in sorted(req.origins, key=lambda o: (o.plugin is not None, o.plugin or "")):
-            causes.append(Cause(package, req.text, origin, via, req.locked))
+            causes.append(Cause(package, req.text, origin, str(parent) if parent is not None else None,
+                                req.locked, parent.key if parent is not None else None))
     return list(dict.fromkeys(causes))
 
 
-def explain(information: Sequence[Any], provider: Provider, candidate: str | None) -> Conflict:
+def explain(information: Iterable[Any], provider: Provider, candidate: str | None) -> Conflict:
     """Build the Conflict for a ``ResolutionImpossible``'s causes, using only data already fetched."""
     by_package: dict[str, list[Any]] = {}
     for info in information:
@@ -129,58 +148,119 @@ def explain(information: Sequence[Any], provider: Provider, candidate: str | Non
 
 def _finding(key: str, infos: list[Any], provider: Provider) -> Finding:
     reqs: list[Req] = [i.requirement for i in infos]
-    causes = causes_from(infos)
+    kind, versions, told = _classify(key, reqs, provider)
+    available = tuple(str(v) for v, _ in provider.best_files(reqs[0].name, [])) if kind == "conflict" else ()
+    return Finding(kind, "python" if key == PYTHON else key, tuple(_causes(told)), versions,
+                   _context(told, provider), str(provider.python_version), provider.target.platform, available)
+
+
+def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple[Unusable, ...], list[Req]]:
+    """(kind, unusable versions, the requirements worth telling) for the requirements on ``key``."""
     if key == PYTHON:
-        detail = f"the target Python is {provider.python_version}"
-        return Finding("requires-python", "python", tuple(causes), detail)
+        return "requires-python", (), reqs
     name = reqs[0].name
     links = list(provider.source.links(name))
     if not links:
-        return Finding("missing", key, tuple(causes), f"no package named {name!r} exists on the configured indexes")
+        return "missing", (), reqs
     matching = [link for link in links if all(r.specifier.contains(link.version, prereleases=True) for r in reqs)]
-    if matching and not any(provider.usable(link) for link in matching):
-        return _unusable(key, name, matching, causes, provider)
-    return Finding("conflict", key, tuple(_smallest_conflicting(causes, reqs, name, provider)))
+    if unusable := _unusable(matching, reqs, provider):
+        return min((u.kind for u in unusable), key=KINDS.index), unusable, reqs
+    return "conflict", (), _smallest_conflicting(reqs, name, provider)
 
 
-def _unusable(key: str, name: NormalizedName, links: list[Any], causes: list[Cause], provider: Provider) -> Finding:
-    versions = ", ".join(sorted({str(link.version) for link in links}, key=Version, reverse=True)[:5])
-    wheels = [link for link in links if link.is_wheel]
-    if not wheels:
-        detail = (f"{name} {versions} is only published as a source distribution; pm installs wheels only "
-                  f"unless you allow building it: add {name!r} to pm.allow_builds in config.yaml")
-        return Finding("sdist-only", key, tuple(causes), detail)
-    compatible = [link for link in wheels if provider.tag_rank(link) is not None]
-    if compatible and all(link.requires_python for link in compatible):
-        spans = ", ".join(sorted({link.requires_python for link in compatible}))
-        detail = f"{name} {versions} requires Python {spans} and the target Python is {provider.python_version}"
-        return Finding("requires-python", key, tuple(causes), detail)
-    tags = ", ".join(sorted({str(t) for link in wheels for t in link.tags})[:6])
-    detail = (f"{name} {versions} has no file for this interpreter (Python {provider.python_version} on "
-              f"{provider.target.platform}); its wheels are for: {tags}")
-    return Finding("no-compatible-file", key, tuple(causes), detail)
+def _unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
+    """Each matching version with the reason it cannot be used; ``()`` when one can be."""
+    pinned = any(r.is_exact_pin for r in reqs)
+    by_version: dict[Version, list[FileLink]] = {}
+    for link in links:
+        by_version.setdefault(link.version, []).append(link)
+    found = []
+    for version in sorted(by_version, reverse=True):
+        files = by_version[version]
+        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
+        if len(problems) < len(files):
+            return ()
+        kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))
+        found.append(Unusable(str(version), kind, _fact(kind, link, files, provider)))
+    return tuple(found)
 
 
-def _smallest_conflicting(causes: list[Cause], reqs: list[Req], name: NormalizedName, provider: Provider) -> list[Cause]:
-    """The smallest group of causes that no available version satisfies together.
+def _fact(kind: str, link: FileLink, files: list[FileLink], provider: Provider) -> str:
+    if kind == "requires-python":
+        return link.requires_python or ""
+    if kind == "no-compatible-file":
+        return ", ".join(sorted({str(t) for f in files for t in f.tags})[:6])
+    if kind == "yanked":
+        return link.yanked or ""
+    if kind == "excluded-newer" and provider.policy.exclude_newer is not None:
+        return provider.policy.exclude_newer.isoformat()
+    return ""
+
+
+def _smallest_conflicting(reqs: list[Req], name: NormalizedName, provider: Provider) -> list[Req]:
+    """Every requirement in a smallest group that no available version satisfies together.
 
     Pure specifier arithmetic over the versions already listed for ``name``: no resolution runs.
-    Falls back to every cause when the group is large or every subset is satisfiable (the
-    conflict then lies in what the versions' own dependencies pull in).
+    When several groups of that size exist (``b>=2`` against ``b==3`` and against ``b==1``),
+    all of them are kept. Falls back to every requirement when there are many, or when every
+    subset is satisfiable (the conflict then lies in what the versions' own dependencies pull in).
     """
     if len(reqs) > _MAX_SUBSET_CAUSES:
-        return causes
-    versions = [v for v, _ in provider.best_files(name, [])] or []
+        return reqs
+    versions = [v for v, _ in provider.best_files(name, [])]
+    fits = [sum(1 << i for i, v in enumerate(versions) if r.specifier.contains(v, prereleases=True)) for r in reqs]
+    everything = (1 << len(versions)) - 1
     for size in range(1, len(reqs) + 1):
-        for group in itertools.combinations(reqs, size):
-            if not any(all(r.specifier.contains(v, prereleases=True) for r in group) for v in versions):
-                texts = {(r.text, o) for r in group for o in r.origins}
-                return [c for c in causes if (c.requirement, c.origin) in texts]
-    return causes
+        groups = [g for g in itertools.combinations(range(len(reqs)), size)
+                  if not functools.reduce(operator.and_, (fits[i] for i in g), everything)]
+        if groups:
+            members = {i for g in groups for i in g}
+            return [r for i, r in enumerate(reqs) if i in members]
+    return reqs
+
+
+def _context(reqs: Sequence[Req], provider: Provider) -> tuple[Cause, ...]:
+    """The requirements that led the resolver to the versions stating ``reqs``, roots first.
+
+    From each tried version's package, walk to whoever asked for it: every root requirement on
+    it, and requirements from other packages' versions that narrow it (or, when no root asks
+    for it, that brought it in) — at most ``_MAX_ASKED`` per package, ``_MAX_CONTEXT_DEPTH``
+    hops, each package once.
+    """
+    frontier = list(dict.fromkeys(r.parent.key for r in reqs if r.parent is not None))
+    seen, levels = set(frontier), list[list[Req]]()
+    while frontier and len(levels) < _MAX_CONTEXT_DEPTH:
+        level, following = [], []
+        for key in frontier:
+            for req in _asked(key, provider):
+                level.append(req)
+                if req.parent is not None and req.parent.key not in seen:
+                    seen.add(req.parent.key)
+                    following.append(req.parent.key)
+        levels.append(level)
+        frontier = following
+    return tuple(_causes(r for level in reversed(levels) for r in level))
+
+
+def _asked(key: str, provider: Provider) -> list[Req]:
+    asked = [r for r in provider.requirements_on(key) if r.parent is None or r.parent.key != key]
+    roots = [r for r in asked if r.parent is None]
+    others = [r for r in asked if r.parent is not None and (not roots or _narrows(r, provider))]
+    others.sort(key=lambda r: (r.parent.key, r.parent.version, r.text))  # type: ignore[union-attr]
+    return roots + others[:_MAX_ASKED]
+
+
+def _narrows(req: Req, provider: Provider) -> bool:
+    """Whether ``req`` excludes some listed version of its package (data already fetched)."""
+    if req.name == PYTHON:
+        return False
+    return any(not req.specifier.contains(link.version, prereleases=True) for link in provider.source.links(req.name))
 
 
 def _plugins_to_blame(findings: list[Finding], candidate: str | None) -> list[str]:
-    names = [c.origin.plugin for f in findings for c in f.causes if c.origin.plugin is not None]
+    """The candidate first, then plugins named by the causes, then those named by the context."""
+    causes = [c for f in findings for c in f.causes] + [c for f in findings for c in f.context]
+    names = [c.origin.plugin for c in causes if c.origin.plugin is not None]
     ordered = list(dict.fromkeys(names))
     if candidate is not None:
         ordered = [candidate] + [n for n in ordered if n != candidate]

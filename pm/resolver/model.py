@@ -18,7 +18,7 @@ from ..index.base import FileLink
 from ..union import Origin
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
-PYTHON = "<python>"
+PYTHON = NormalizedName("<python>")
 
 
 def make_key(name: str, extras: frozenset[str] = frozenset()) -> str:
@@ -35,7 +35,7 @@ class Req:
     extras: frozenset[NormalizedName]
     text: str  # as declared, e.g. "sharedlib>=2" or "Requires-Python >=3.12"
     origins: frozenset[Origin]
-    parent: "Candidate | None" = None
+    parent: Candidate | None = None
     locked: bool = False  # a pin from core's lock
 
     @property
@@ -44,8 +44,8 @@ class Req:
 
     @classmethod
     def from_requirement(
-        cls, requirement: Requirement, origins: frozenset[Origin], parent: "Candidate | None" = None
-    ) -> "Req":
+        cls, requirement: Requirement, origins: frozenset[Origin], parent: Candidate | None = None
+    ) -> Req:
         extras = frozenset(canonicalize_name(e) for e in requirement.extras)
         text = str(requirement).split(";")[0].strip()
         return cls(canonicalize_name(requirement.name), requirement.specifier, extras, text, origins, parent)

@@ -1,40 +1,76 @@
 """The resolvelib provider: a thin adapter between resolvelib and a :class:`~pm.index.base.Source`.
 
-It never touches the network itself: it asks the source, and hints the source to prefetch project
-pages and metadata it will likely need next, so resolvelib's callbacks rarely wait on one request
-at a time.
+It never touches the network or starts a process itself: it asks the source (and, for an sdist
+that ``pm.allow_builds`` names and whose metadata is dynamic, the :class:`Builder` it was given),
+and hints the source to prefetch project pages and metadata it will likely need next, so
+resolvelib's callbacks rarely wait on one request at a time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from packaging.specifiers import SpecifierSet
+from packaging.requirements import Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName
 from packaging.version import Version
 from resolvelib import AbstractProvider
 
+from ..index._metadata import MetadataUnavailable
 from ..index.base import FileLink, IndexFailure, Metadata, Source
 from ..target import Target
+from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
 #: How many of the best candidates of a project get their metadata prefetched.
 _PREFETCH_CANDIDATES = 2
+#: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
+PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
+
+
+class Builder(Protocol):
+    """Builds sdists that ``pm.allow_builds`` names: the resolver's one way to learn dynamic metadata.
+
+    An implementation runs a build backend (a process: an edge, never the resolver core). It
+    MUST return the built wheel's metadata, and MUST raise :class:`IndexFailure` (or a subclass)
+    naming the file and the build's last output lines when the build fails: a failure, never a
+    conflict. It is called from the resolver's thread, once per sdist the resolution needs.
+    """
+
+    def metadata(self, link: FileLink) -> Metadata:
+        ...
 
 
 class Provider(AbstractProvider):  # type: ignore[type-arg]
-    """Finds candidates and dependencies for one target and one policy."""
+    """Finds candidates and dependencies for one target and one policy.
 
-    def __init__(self, source: Source, target: Target, policy: Policy) -> None:
+    It remembers every requirement it was asked to match, per identifier (with the candidate
+    that stated it), so a conflict can be explained beyond resolvelib's last backtrack.
+    """
+
+    def __init__(self, source: Source, target: Target, policy: Policy, builder: Builder | None = None) -> None:
         self.source = source
         self.target = target
         self.policy = policy
+        self.builder = builder
         self.python_version = Version(target.python_full_version)
         self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
         self._environment = target.environment
         self._counts: dict[str, int] = {}
         self._metadata: dict[FileLink, Metadata] = {}
+        self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
+        self._python_fits: dict[str, bool] = {}
+        self._lookahead = LookAhead(self)
+
+    def look_ahead(self, reqs: Iterable[Req]) -> None:
+        """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
+        for req in reqs:
+            self._lookahead.page(req)
+
+    def close(self) -> None:
+        """Stop crawling ahead; a resolution's provider is closed when it ends."""
+        self._lookahead.close()
 
     # -- resolvelib callbacks ---------------------------------------------------------------------
 
@@ -80,7 +116,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
         """Candidates satisfying every requirement on ``identifier``, best (newest) first."""
-        reqs = list(requirements[identifier])
+        reqs = tuple(requirements[identifier])
+        self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
         origins = frozenset(o for r in reqs for o in r.origins)
         if identifier == PYTHON:
@@ -110,71 +147,109 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             deps.append(Req(candidate.name, SpecifierSet(f"=={candidate.version}"), frozenset(),
                             f"{candidate.name}=={candidate.version}", origins, candidate))
         if metadata.requires_python is not None:
-            deps.append(Req(PYTHON, metadata.requires_python, frozenset(),  # type: ignore[arg-type]
+            deps.append(Req(PYTHON, metadata.requires_python, frozenset(),
                             f"Python {metadata.requires_python}", origins, candidate))
-        for extra in sorted(candidate.extras) or [""]:
+        deps += [Req.from_requirement(r, origins, candidate) for r in self.applying(metadata, candidate.extras)]
+        self.source.prefetch(d.name for d in deps if d.name != PYTHON)
+        self.look_ahead(d for d in deps if d.name != PYTHON)
+        return deps
+
+    def applying(self, metadata: Metadata, extras: Iterable[str]) -> list[Requirement]:
+        """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""
+        found = []
+        for extra in sorted(extras) or [""]:
             environment = {**self._environment, "extra": extra}
             for requirement in metadata.requires_dist:
                 if requirement.marker is not None and not requirement.marker.evaluate(environment):
                     continue
                 if extra and requirement.marker is None:
                     continue  # the base candidate brings the unconditional ones
-                deps.append(Req.from_requirement(requirement, origins, candidate))
-        self.source.prefetch(d.name for d in deps if d.name != PYTHON)
-        return deps
+                found.append(requirement)
+        return found
 
     # -- helpers shared with the explanation ------------------------------------------------------
 
+    def requirements_on(self, identifier: str) -> list[Req]:
+        """Every distinct requirement ever matched on ``identifier`` in this resolution, in order."""
+        return list(self._asked.get(identifier, {}).values())
+
+    def _remember(self, identifier: str, reqs: Iterable[Req]) -> None:
+        asked = self._asked.setdefault(identifier, {})
+        for req in reqs:
+            parent = req.parent
+            who: object = (parent.key, parent.version) if parent is not None else req.origins
+            asked.setdefault((who, req.text, req.locked), req)
+
     def metadata(self, link: FileLink) -> Metadata:
+        """The metadata of ``link`` (memoised), checked to name the file's own project and version."""
         found = self._metadata.get(link)
         if found is None:
-            found = self.source.metadata(link)
+            found = self._fetch_metadata(link)
             if found.name != link.name or found.version != link.version:
                 raise IndexFailure(link.url, f"metadata names {found.name} {found.version}, "
                                              f"but the file is {link.name} {link.version}")
             self._metadata[link] = found
         return found
 
+    def _fetch_metadata(self, link: FileLink) -> Metadata:
+        try:
+            return self.source.metadata(link)
+        except MetadataUnavailable:
+            if self.builder is None or link.is_wheel or link.name not in self.policy.allow_builds:
+                raise
+            return self.builder.metadata(link)
+
     def tag_rank(self, link: FileLink) -> int | None:
         """Rank of a wheel's best tag for the target (lower is better), None if incompatible."""
         ranks = [self._tag_rank[str(t)] for t in link.tags if str(t) in self._tag_rank]
         return min(ranks) if ranks else None
 
-    def usable(self, link: FileLink) -> bool:
-        """Whether a file can be installed on the target under the policy (yanked aside)."""
-        if link.is_wheel:
-            if self.tag_rank(link) is None:
-                return False
-        elif link.name not in self.policy.allow_builds:
-            return False
-        if link.requires_python:
-            try:
-                if not SpecifierSet(link.requires_python).contains(self.python_version, prereleases=True):
-                    return False
-            except ValueError:
-                pass  # an unparsable Requires-Python on the index page: the metadata decides
+    def file_problem(self, link: FileLink, pinned: bool) -> str | None:
+        """Why ``link`` cannot be used on the target under the policy (one of :data:`PROBLEMS`).
+
+        None when it can. ``pinned``: an ``==`` requirement names its version, so a yanked file
+        may be used (PEP 592).
+        """
+        if link.requires_python and not self._fits_python(link.requires_python):
+            return "requires-python"
+        if link.is_wheel and self.tag_rank(link) is None:
+            return "no-compatible-file"
+        if not link.is_wheel and link.name not in self.policy.allow_builds:
+            return "sdist-only"
         cutoff = self.policy.exclude_newer
-        return not (cutoff is not None and link.upload_time is not None and link.upload_time > cutoff)
+        if cutoff is not None and link.upload_time is not None and link.upload_time > cutoff:
+            return "excluded-newer"
+        if link.is_yanked and not pinned:
+            return "yanked"
+        return None
+
+    def _fits_python(self, requires_python: str) -> bool:
+        fits = self._python_fits.get(requires_python)
+        if fits is None:
+            try:
+                fits = SpecifierSet(requires_python).contains(self.python_version, prereleases=True)
+            except InvalidSpecifier:
+                fits = True  # an unparsable Requires-Python on the index page: the metadata decides
+            self._python_fits[requires_python] = fits
+        return fits
 
     def best_files(self, name: NormalizedName, reqs: Iterable[Req]) -> list[tuple[Version, FileLink]]:
-        """(version, best file) for every version allowed by ``reqs``, newest first."""
+        """(version, best file) for every version allowed by ``reqs``, newest first.
+
+        Yanked files count only when a requirement pins their version with ``==``.
+        """
         reqs = list(reqs)
+        pinned = any(r.is_exact_pin for r in reqs)
         by_version: dict[Version, FileLink] = {}
         for link in self.source.links(name):
-            if not self.usable(link):
+            if self.file_problem(link, pinned) is not None:
                 continue
             current = by_version.get(link.version)
             if current is None or self._file_order(link) < self._file_order(current):
                 by_version[link.version] = link
         versions = [v for v in by_version if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
         versions = self._apply_prerelease_rule(versions, reqs)
-        result = []
-        for version in sorted(versions, reverse=True):
-            link = by_version[version]
-            if link.is_yanked and not any(r.is_exact_pin for r in reqs):
-                continue
-            result.append((version, link))
-        return result
+        return [(version, by_version[version]) for version in sorted(versions, reverse=True)]
 
     def _file_order(self, link: FileLink) -> tuple[int, int]:
         """Prefer non-yanked files, then wheels by tag rank, then sdists."""
@@ -187,3 +262,4 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             return versions
         finals = [v for v in versions if not v.is_prerelease]
         return finals or versions
+

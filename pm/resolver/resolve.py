@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
@@ -14,7 +12,7 @@ from ..target import Target
 from ..union import Origin, Union
 from .explain import TooComplex, explain
 from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution
-from .provider import Provider
+from .provider import Builder, Provider
 
 #: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
 MAX_ROUNDS = 20_000
@@ -44,11 +42,18 @@ def resolve_union(
     *,
     candidate: str | None = None,
     max_rounds: int = MAX_ROUNDS,
+    builder: Builder | None = None,
 ) -> Resolution:
-    """Pins for the union on ``target``. Raises Conflict, TooComplex or IndexFailure."""
+    """Pins for the union on ``target``. Raises Conflict, TooComplex or IndexFailure.
+
+    ``builder`` builds sdists that ``policy.allow_builds`` names when their metadata is only
+    known by building (None: such an sdist is a failure naming it); the resolver itself never
+    starts a process.
+    """
     roots = root_requirements(union, union.core, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
-    provider = Provider(source, target, policy)
+    provider = Provider(source, target, policy, builder)
+    provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:
         result = resolver.resolve(roots, max_rounds=max_rounds)
@@ -56,6 +61,8 @@ def resolve_union(
         raise explain(exc.causes, provider, candidate) from None
     except ResolutionTooDeep:
         raise TooComplex(max_rounds) from None
+    finally:
+        provider.close()
     return _to_resolution(result)
 
 

@@ -79,14 +79,8 @@ DIFFERS_FROM_POLICY = {
         "yanked c 2.0.0",
 }
 
-_UNTOLD = ("resolver bug: the conflict message leaves out c, whose versions all exclude the a 2.x "
-           "range (c 1.0.0 requires a<2.0.0, c 2.0.0 requires a>=3.0.0); it tells only the last "
-           "backtrack's causes (root b>=2.0.0,<3.0.0 vs a 3.0.0's b==3.0.0)")
 #: Scenario id -> a resolver bug (reported to the lead; the scenario is its regression test).
-RESOLVER_BUGS = {
-    "excluded/dependency-excludes-range-of-compatible-versions": _UNTOLD,
-    "excluded/dependency-excludes-non-contiguous-range-of-compatible-versions": _UNTOLD,
-}
+RESOLVER_BUGS: dict[str, str] = {}
 
 
 class ScenarioMismatch(AssertionError):
