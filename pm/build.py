@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from . import generations
 from .errors import PmError
 from .generations import Generation
@@ -58,13 +60,37 @@ def pause_point(step: str, home: Path, store: Store) -> None:
         time.sleep(0.05)
 
 
-def requirements_text(resolution: Resolution) -> str:
+def requirements_text(resolution: Resolution, inputs: Inputs | None = None) -> str:
+    """One ``name @ URL --hash=sha256:…`` line per pin. An sdist pin (only ever chosen when
+    ``pm.allow_builds`` names it) is installed from the wheel built from it, by its own hash;
+    receipts keep the sdist's URL and sha256."""
     lines = []
     for pin in resolution.pins:
         if not pin.link.sha256:
             raise PmError(f"{pin.link.url}: the index gave no sha256 for this file; pm installs hashed files only")
-        lines.append(f"{pin.name} @ {pin.link.url} --hash=sha256:{pin.link.sha256}")
+        if pin.link.is_wheel:
+            lines.append(f"{pin.name} @ {pin.link.url} --hash=sha256:{pin.link.sha256}")
+        else:
+            wheel = _built_wheel(pin.link, inputs)
+            lines.append(f"{pin.name} @ {wheel.as_uri()} --hash=sha256:{_sha256(wheel)}")
     return "\n".join(lines) + "\n"
+
+
+def _built_wheel(link: Any, inputs: Inputs | None) -> Path:
+    if inputs is None or link.name not in {canonicalize_name(n) for n in inputs.settings.allow_builds}:
+        raise PmError(f"{link.url}: {link.filename} is a source distribution and building {link.name} is not "
+                      "allowed (pm.allow_builds)")
+    from .index.builds import uv_builder
+
+    settings = inputs.settings
+    builder = uv_builder(inputs.target.python, settings.index_urls, settings.find_links, offline=settings.offline)
+    return builder.build(link)
+
+
+def _sha256(path: Path) -> str:
+    from .index.findlinks import file_sha256
+
+    return file_sha256(path)
 
 
 def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress: Progress) -> Generation:
@@ -76,7 +102,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     progress(f"creating generation {gid}")
     pause_point("venv", home, store)
     uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
-    requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution).encode())
+    requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode())
     pause_point("install", home, store)
     install(venv, requirements, resolution, uv, progress)
     progress("verifying")

@@ -64,9 +64,10 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     started = time.perf_counter()
     try:
         check_candidate(inputs, args.candidate)
+        policy = policy_of(inputs)
         with source_of(inputs) as source:
-            resolution = resolve_union(inputs.union, inputs.target, source, policy_of(inputs),
-                                       candidate=args.candidate)
+            resolution = resolve_union(inputs.union, inputs.target, source, policy,
+                                       candidate=args.candidate, builder=builder_of(inputs, policy))
     except Conflict as conflict:
         receipt.conflict = conflict_to_json(conflict)
         for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
@@ -76,7 +77,8 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
             tell_conflict(conflict, receipt)
         return EXIT_CONFLICT, None
     except (IndexFailure, TooComplex, PmError) as failure:
-        kind = "index" if isinstance(failure, IndexFailure) else "too-complex" if isinstance(failure, TooComplex) else "error"
+        kind = ("build" if type(failure).__name__ == "BuildFailure" else "index" if isinstance(failure, IndexFailure)
+                else "too-complex" if isinstance(failure, TooComplex) else "error")
         receipt.failure = {"kind": kind, "message": str(failure), "url": getattr(failure, "url", None)}
         receipt.finish("failed", EXIT_FAILURE)
         if not args.json:
@@ -89,6 +91,16 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     if finish_ok:
         receipt.finish("ok", EXIT_OK)
     return EXIT_OK, resolution
+
+
+def builder_of(inputs: Inputs, policy: object):  # type: ignore[no-untyped-def]
+    """The uv-based sdist builder when ``pm.allow_builds`` names packages, else None (no builds)."""
+    if not getattr(policy, "allow_builds", None):
+        return None
+    from ..index.builds import uv_builder
+
+    settings = inputs.settings
+    return uv_builder(inputs.target.python, settings.index_urls, settings.find_links, offline=settings.offline)
 
 
 def tell_conflict(conflict: Conflict, receipt: Receipt) -> None:

@@ -1,0 +1,54 @@
+"""Opt-in sdist builds end to end: refused with the way to allow it, then resolved and installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pm import generations
+from pm.cli import main
+from pm.testing import LocalIndex, build_packages
+from pm.testing.receipts import assert_valid_receipt
+from pm.testing.sdists import backend_sdist
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    dists = tmp_path / "dists"
+    build_packages(dists, {"helper": {"1.0": []}})
+    backend_sdist(dists, "onlysrc", "1.0", requires=("helper>=1",))
+    home = tmp_path / "home"
+    (home / "plugins/p").mkdir(parents=True)
+    (home / "plugins/p/plugin.yaml").write_text("pip_dependencies: [onlysrc]\n")
+    (home / "config.yaml").write_text("plugins: {enabled: [p]}\n")
+    (tmp_path / "core.toml").write_text("[project]\nname='h'\ndependencies=[]\n")
+    (tmp_path / "lock.txt").write_text("")
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    with LocalIndex([dists]) as index:
+        yield home, ["--home", str(home), "--index-url", index.url, "--core", str(tmp_path / "core.toml"),
+                     "--core-lock", str(tmp_path / "lock.txt")]
+
+
+def test_sdist_only_is_refused_with_the_way_to_allow_it(setup, capsys):
+    home, argv = setup
+    assert main(["resolve", "--json", *argv]) == 3
+    receipt = json.loads(capsys.readouterr().out)
+    assert_valid_receipt(receipt)
+    (finding,) = receipt["conflict"]["findings"]
+    assert (finding["kind"], finding["package"]) == ("sdist-only", "onlysrc")
+    assert f"hermes pm resolve --allow-build onlysrc --home {home}" in [s["command"] for s in receipt["next_steps"]]
+
+
+def test_allowed_build_resolves_its_dependencies_and_installs_the_built_wheel(setup, capsys):
+    home, argv = setup
+    assert main(["sync", "--json", *argv, "--allow-build", "onlysrc"]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    assert_valid_receipt(receipt)
+    files = {p["name"]: p["file"]["filename"] for p in receipt["resolution"]["packages"]}
+    assert files == {"helper": "helper-1.0-py3-none-any.whl", "onlysrc": "onlysrc-1.0.tar.gz"}
+    installed = generations.installed_versions(generations.selected(home).site_packages)
+    assert {str(n): str(v) for n, v in installed.items()} == {"helper": "1.0", "onlysrc": "1.0"}
+    assert main(["check", *argv, "--allow-build", "onlysrc"]) == 0  # same settings, same fingerprint
