@@ -221,6 +221,7 @@ def check_pins(receipt: dict, roots: list[Requirement], files: dict[str, IndexFi
     problems: list[str] = []
     wanted: list[tuple[Requirement, str]] = [(r, "root") for r in roots]
     extras_seen: set[tuple[str, str]] = set()
+    exact_pins: set[str] = set()
     while wanted:
         requirement, who = wanted.pop()
         if requirement.marker is not None and not requirement.marker.evaluate(ENVIRONMENT):
@@ -231,6 +232,8 @@ def check_pins(receipt: dict, roots: list[Requirement], files: dict[str, IndexFi
             continue
         if not requirement.specifier.contains(pins[name], prereleases=True):
             problems.append(f"{who} requires {requirement}: pinned {name} {pins[name]}")
+        if any(s.operator in ("==", "===") and "*" not in s.version for s in requirement.specifier):
+            exact_pins.add(name)  # PEP 592: an exact pin, from a root or a dependency, may take a yanked file
         for extra in {"", *requirement.extras}:
             if (name, extra) not in extras_seen:
                 extras_seen.add((name, extra))
@@ -242,11 +245,7 @@ def check_pins(receipt: dict, roots: list[Requirement], files: dict[str, IndexFi
         python = metadata(record)["Requires-Python"]
         if python and not SpecifierSet(python).contains(ENVIRONMENT["python_full_version"]):
             problems.append(f"{name} {pins[name]}: Requires-Python {python}")
-        exact = any(
-            canonicalize_name(r.name) == name and any(s.operator == "==" for s in r.specifier)
-            for r in roots
-        )
-        if record.yanked and not exact:
+        if record.yanked and name not in exact_pins:
             problems.append(f"{name} {pins[name]}: yanked and not pinned with ==")
     return problems
 
