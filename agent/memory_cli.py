@@ -75,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     home = resolve_home(args.home)
     try:
         if args.memory_command == "setup":
+            from pm.managed import check as refuse_if_managed
+
+            refuse_if_managed(home, "memory-setup")  # setup may run admission, which changes the environment
             return _setup(home, args)
         return _status(home, args)
     except SetupError as exc:

@@ -1,5 +1,9 @@
 """A small TOML writer for the documents pm emits (pylock.toml): tables, arrays of tables,
 strings, integers, booleans, datetimes, lists and inline tables. Keys are written in insertion order.
+
+Strings are TOML basic strings: every control character TOML forbids raw (U+0000–U+001F except
+tab, and U+007F) is escaped; a lone surrogate (a non-UTF-8 file name decoded by the OS layer) is
+written as the text ``\\udcXX``, since TOML cannot carry it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ def _table(lines: list[str], path: list[str], table: Mapping[str, Any]) -> None:
         lines.append(f"{_key(key)} = {_value(value)}")
     for key, value in table.items():
         if _is_table(value):
-            lines += ["", f"[{'.'.join(map(_key, [*path, key]))}]"]
+            if not value or any(not (_is_table(v) or _is_table_array(v)) for v in value.values()):
+                lines += ["", f"[{'.'.join(map(_key, [*path, key]))}]"]  # else its sub-tables define it
             _table(lines, [*path, key], value)
         elif _is_table_array(value):
             for item in value:
@@ -41,7 +46,13 @@ def _table(lines: list[str], path: list[str], table: Mapping[str, Any]) -> None:
 
 def _key(key: str) -> str:
     bare = key.replace("-", "").replace("_", "").isalnum() and key.isascii()
-    return key if bare else json.dumps(key)
+    return key if bare else _string(key)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's, except that TOML also forbids raw DEL)."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _value(value: Any) -> str:
@@ -52,7 +63,7 @@ def _value(value: Any) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _string(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, Mapping):

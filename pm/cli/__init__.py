@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .. import managed
 from ..errors import EXIT_FAILURE, PmError
 from . import check, export, gc, resolve, scan, status, sync, why
 from ..receipt import Receipt
@@ -21,6 +22,9 @@ COMMANDS: dict[str, Any] = {
     "scan": scan, "resolve": resolve, "sync": sync, "check": check, "status": status, "env": status.Env,
     "why": why, "export": export, "gc": gc, "rollback": gc.Rollback,
 }
+#: The receipt ``kind`` of the host's commands that dispatch runs (others: the command's name).
+_KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
+          "plugins-remove": "remove", "plugins-list": "list"}
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -43,9 +47,19 @@ def build_parser(prog: str = "hermes pm") -> argparse.ArgumentParser:
 
 def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     """Run a parsed command (a pm command, or ``run`` for the host's groups that reuse pm's
-    transactions); every deliberate failure becomes a message and an exit code here."""
+    transactions); every deliberate failure becomes a message and an exit code here.
+
+    A command that would change the environment (:data:`pm.managed.MUTATING`) refuses at once,
+    before any lock or read, when the environment is managed by someone else."""
     try:
+        managed.check(home_of(args), args.command)
         return int((run or COMMANDS[args.command].run)(args))
+    except managed.Managed as refusal:
+        say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
+        written = managed.refusal_receipt(home_of(args), _KINDS.get(args.command, args.command), refusal)
+        if written is not None:
+            say(f"receipt: {written.path}")
+        return refusal.exit_code
     except PmError as exc:
         say(f"{paint('error', 'red', sys.stderr)}: {exc}")
         _failure_receipt(args, exc)
@@ -63,9 +77,7 @@ def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     home = home_of(args)
     if not home.is_dir():
         return
-    kind = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
-            "plugins-remove": "remove", "plugins-list": "list"}.get(args.command, args.command)
-    receipt = Receipt(kind, home)
+    receipt = Receipt(_KINDS.get(args.command, args.command), home)
     receipt.failure = {"kind": type(exc).__name__, "message": str(exc), "url": getattr(exc, "url", None)}
     problems = getattr(exc, "problems", ())
     if problems:

@@ -1,4 +1,10 @@
-"""``hermes pm export --format pylock|requirements``: the resolution as a PEP 751 lock or pins."""
+"""``hermes pm export --format pylock|requirements|nix [--selected]``: a resolution for others to
+build from: a PEP 751 lock, hashed pins, or pure-data Nix for ``pm/data/nix/wheels.nix``.
+
+Without ``--selected`` it resolves the current union (like ``resolve``); with it, it writes the
+resolution the selected generation was built from, with the inputs recorded for it — what a
+declarative build should consume. Read-only: works in a managed install.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +12,63 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_OK
-from ..export import to_pylock, to_requirements
+from .. import generations
+from ..errors import EXIT_OK, PmError
+from ..export import NIX_FUNCTION, to_nix, to_pylock, to_requirements
+from ..frozen import Basis
 from ..inputs import gather
+from ..receipt import Receipt
+from ..resolver import Resolution
 from ._common import flags_from, home_of, start_receipt
 from ._output import say
 from .resolve import resolve_with_receipt
 
-HELP = "the resolution as a PEP 751 pylock.toml or as hashed requirement pins"
+HELP = "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["pylock", "requirements"], default="pylock")
+    parser.add_argument("--format", choices=["pylock", "requirements", "nix"], default="pylock")
     parser.add_argument("-o", "--output", help="write here instead of stdout (e.g. pylock.toml)")
+    parser.add_argument("--selected", action="store_true",
+                        help="the selected generation's recorded resolution (no resolving)")
     parser.set_defaults(candidate=None)
 
 
 def run(args: argparse.Namespace) -> int:
     inputs = gather(home_of(args), flags_from(args))
     receipt = start_receipt("export", inputs)
-    code, resolution = resolve_with_receipt(inputs, receipt, args)
-    if resolution is None:
-        return code
-    text = (to_pylock(resolution, inputs.target, inputs.fingerprint) if args.format == "pylock"
-            else to_requirements(resolution))
+    if args.selected:
+        resolution, basis = _selected(receipt)
+    else:
+        code, resolved = resolve_with_receipt(inputs, receipt, args)
+        if resolved is None:
+            return code
+        resolution, basis = resolved, Basis.from_inputs(inputs)
+    text = {"pylock": to_pylock, "nix": to_nix}.get(args.format, lambda r, b: to_requirements(r))(resolution, basis)
     if args.output:
         Path(args.output).write_text(text)
         say(f"wrote {args.output} ({len(resolution.pins)} packages)")
+        if args.format == "nix":
+            say(f"fetch them in Nix with: import {NIX_FUNCTION} {{ source = {_nix_path(args.output)}; }}")
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _selected(receipt: Receipt) -> tuple[Resolution, Basis]:
+    """The selected generation's resolution and basis; finishes the receipt (ok)."""
+    from ..records import resolution_from_json
+
+    current = generations.selected(receipt.home)
+    if current is None:
+        raise PmError(f"no generation is selected in {receipt.home}; build one with `hermes pm sync`")
+    receipt.resolution = current.record["resolution"]
+    receipt.generation = current.to_receipt(selected=True, restart_required=False)
+    receipt.extra["message"] = f"exported generation {current.id}"
+    receipt.finish("ok", EXIT_OK)
+    return resolution_from_json(current.record["resolution"]), Basis.from_generation(current.record)
+
+
+def _nix_path(output: str) -> str:
+    path = Path(output)
+    return str(path) if path.is_absolute() else f"./{path}"

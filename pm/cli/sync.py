@@ -2,6 +2,11 @@
 
 The no-op path (same fingerprint, selected generation intact) reads the inputs, one ``state.json``,
 one ``generation.json`` and one site-packages listing, then writes its receipt: no resolver, no uv.
+
+``--from FILE`` (a receipt, a ``generation.json`` or a ``pylock.toml``) is a frozen sync: it builds
+exactly the files FILE names (``--find-links`` folders may supply them offline, matched by
+filename and sha256), after checking that the home's inputs are still those FILE was made for
+(refused, exit 1, unless ``--ignore-inputs``). See :mod:`pm.frozen`.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import generations
@@ -19,7 +26,7 @@ from ..lock import home_lock
 from ..receipt import Receipt
 from ..store import Store
 from ..uv import Uv
-from ._common import cache_dir, flags_from, home_of, start_receipt
+from ._common import cache_dir, flags_from, home_of, shown_home, start_receipt
 from ._output import emit_json, paint, say
 
 if TYPE_CHECKING:
@@ -32,6 +39,11 @@ ALREADY = "already in sync"
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS",
                         help="give up waiting for another pm process after SECONDS (default 600)")
+    parser.add_argument("--from", dest="from_file", metavar="FILE",
+                        help="build exactly the files of FILE (a receipt, generation.json or pylock.toml); "
+                             "no resolution")
+    parser.add_argument("--ignore-inputs", action="store_true",
+                        help="with --from: build even if the plugins, core or target changed since FILE was made")
     parser.set_defaults(candidate=None)
 
 
@@ -48,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     with home_lock(home, store, timeout=args.lock_timeout, notify=say):
         inputs = gather(home, flags_from(args))
         receipt = start_receipt("sync", inputs)
-        code = sync(inputs, receipt, store, args)
+        run_sync = sync_from if getattr(args, "from_file", None) else sync
+        code = run_sync(inputs, receipt, store, args)
     report(receipt, code, args)
     return code
 
@@ -100,6 +113,90 @@ def _build_and_select(inputs: Inputs, resolution: Resolution, receipt: Receipt, 
     return EXIT_OK
 
 
+def sync_from(inputs: Inputs, receipt: Receipt, store: Store, args: argparse.Namespace) -> int:
+    """The frozen sync (``--from FILE``); the caller holds the home lock. Finishes the receipt.
+
+    No resolver and no index: the files are FILE's (URL + sha256), taken from ``--find-links``
+    folders when there. The new generation carries the home's fingerprint when the inputs match
+    FILE's, else (``--ignore-inputs``) the sha256 of FILE, so a later plain sync resolves anew.
+    """
+    from ..frozen import Basis, differences, localize, read_frozen
+    from ..records import resolution_to_json
+
+    removed = generations.remove_incomplete(inputs.home, store)
+    if removed:
+        receipt.warnings.append(f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
+    label = args.from_file
+    try:
+        frozen = read_frozen(Path(label), inputs.target)
+        changes = None if frozen.basis is None else (
+            [] if frozen.basis.fingerprint == inputs.fingerprint
+            else differences(frozen.basis, Basis.from_inputs(inputs), label))
+        receipt.extra["frozen"] = {"from": str(Path(label).absolute()), "kind": frozen.kind,
+                                   "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
+                                   "inputs": "unrecorded" if changes is None else "changed" if changes else "match"}
+        if changes != [] and not args.ignore_inputs:
+            return _refuse_inputs(changes, receipt, args)
+        receipt.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
+        resolution, local = localize(frozen.resolution, inputs.settings.find_links)
+        _check_offline(inputs, resolution, label)
+    except PmError as failure:
+        return _failed(inputs, receipt, store, failure, args)
+    receipt.extra["frozen"]["local_files"] = list(local)
+    receipt.resolution = resolution_to_json(resolution)
+    frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256)
+    current = generations.selected(inputs.home)
+    if current is not None and current.fingerprint == frozen_inputs.fingerprint \
+            and _files_of(current.record["resolution"]) == _files_of(receipt.resolution) and current.intact():
+        receipt.generation = current.to_receipt(selected=True, restart_required=False)
+        receipt.extra["message"] = ALREADY
+        receipt.finish("ok", EXIT_OK)
+        return EXIT_OK
+    progress = progress_for(args)
+    progress(f"building {len(resolution.pins)} files of {label} ({len(local)} from --find-links folders)")
+    return _build_and_select(frozen_inputs, resolution, receipt, store, args, progress)
+
+
+def _files_of(resolution: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(p["name"], p["version"], p["file"]["sha256"]) for p in resolution["packages"]}
+
+
+def _check_offline(inputs: Inputs, resolution: Resolution, label: str) -> None:
+    if not inputs.settings.offline:
+        return
+    missing = [p.link.filename for p in resolution.pins if not p.link.url.startswith("file:")]
+    if missing:
+        raise PmError(f"--offline: {len(missing)} file(s) of {label} are in no --find-links folder: "
+                      f"{', '.join(missing)}")
+
+
+def _refuse_inputs(changes: list[str] | None, receipt: Receipt, args: argparse.Namespace) -> int:
+    """Refuse a frozen sync whose inputs changed (``changes``) or were not recorded (None):
+    exit 1, outcome refused, with the commands that go on."""
+    from ..records import hermes
+
+    label, home = args.from_file, shown_home(args)
+    if changes is None:
+        kind = "no-inputs"
+        message = (f"refused: {label} records no inputs to check (a pylock.toml not written by "
+                   "`hermes pm export`); nothing was built")
+    else:
+        kind = "inputs-changed"
+        message = "\n  - ".join([f"refused: the inputs of this home changed since {label} was made:", *changes])
+        message += "\nnothing was built"
+    receipt.failure = {"kind": kind, "message": message, "url": None, "differences": changes or []}
+    receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
+                 f"build exactly the files of {label} anyway")
+    if kind == "inputs-changed":
+        receipt.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
+    receipt.finish("refused", EXIT_FAILURE)
+    if not getattr(args, "json", False):
+        say(f"{paint('refused', 'red', sys.stderr)}: {message.removeprefix('refused: ')}")
+        for step in receipt.next_steps:
+            say(f"  {step['command']}\n      {step['why']}")
+    return EXIT_FAILURE
+
+
 def _reselect(inputs: Inputs, receipt: Receipt, store: Store, built: generations.Generation) -> int:
     """Select a complete generation that was already built for these inputs (no resolve, no uv)."""
     generations.select(inputs.home, store, built)
@@ -134,12 +231,19 @@ def _failed(inputs: Inputs, receipt: Receipt, store: Store, failure: PmError, ar
 
 def _kind(failure: PmError) -> str:
     from ..build import HashMismatch
+    from ..frozen import FileMismatch
 
+    if isinstance(failure, FileMismatch):
+        return "file-mismatch"
     return "hash-mismatch" if isinstance(failure, HashMismatch) else type(failure).__name__
 
 
+#: Failures that are refusals: the bytes or the inputs are not what a file recorded.
+REFUSALS = ("hash-mismatch", "file-mismatch", "inputs-changed", "no-inputs")
+
+
 def _outcome(code: int, receipt: Receipt) -> str:
-    if receipt.failure is not None and receipt.failure.get("kind") == "hash-mismatch":
+    if receipt.failure is not None and receipt.failure.get("kind") in REFUSALS:
         return "refused"
     return {EXIT_OK: "ok", 3: "conflict"}.get(code, "failed")
 
