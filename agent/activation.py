@@ -26,11 +26,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.errors import ActivationError
 from pm import generations, leases
 from pm.generations import Generation
 from pm.store import Store
-
-from agent.errors import ActivationError
 
 __all__ = ["Activation", "activate", "active", "environment_home"]
 

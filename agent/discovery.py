@@ -22,7 +22,6 @@ imports or executes plugin code; ``cli.py`` and ``config_schema.py`` beside a pr
 from __future__ import annotations
 
 import importlib.metadata as metadata
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -198,7 +197,7 @@ def _locate_module(module: str, dist: metadata.Distribution | None) -> Path | No
     if dist is not None:
         for entry in dist.files or ():
             if entry.as_posix() in wanted:
-                path = Path(os.fspath(dist.locate_file(entry)))
+                path = Path(str(dist.locate_file(entry)))
                 if path.is_file():
                     return path.resolve()
     for folder in sys.path:

@@ -18,17 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.markers import default_environment
-
+from agent.activation import environment_home
+from agent.discovery import ProviderInfo
+from agent.errors import ProviderInvalid, ProviderNotReady
 from pm.config import read_config
 from pm.generations import Generation
 from pm.inputs import Inputs, gather
 from pm.readiness import check
 from pm.settings import Flags, resolve_home
-
-from agent.activation import environment_home
-from agent.discovery import ProviderInfo
-from agent.errors import ProviderInvalid, ProviderNotReady
+from pm.target import running_environment
 
 __all__ = ["ProviderReadiness", "check_usable", "judge", "needs_generation", "sync_command"]
 
@@ -123,7 +121,7 @@ def _exempt(info: ProviderInfo) -> str | None:
 
 
 def _applicable(info: ProviderInfo) -> list[str]:
-    env = {**default_environment(), "extra": ""}
+    env = running_environment(extra="")
     return [str(r) for r in info.requirements if r.marker is None or r.marker.evaluate(env)]
 
 

@@ -28,9 +28,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pm.config import read_config
-from pm.generations import Generation
-
 from agent import skills as skill_table
 from agent.activation import activate
 from agent.context import active_home
@@ -41,6 +38,8 @@ from agent.imports import import_package
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
 from agent.skills import Skill, qualify
+from pm.config import read_config
+from pm.generations import Generation
 
 __all__ = ["ACTIVE", "LoadedProvider", "PluginContext", "load_into", "load_memory_provider",
            "resolve_provider"]
@@ -188,7 +187,7 @@ def _register(info: ProviderInfo, module: ModuleType) -> PluginContext:
     :class:`MemoryProvider` subclass it names) and check it offered exactly one provider
     named like the plugin."""
     attr = info.entry_point.attr if info.entry_point and info.entry_point.attr else "register"
-    target = module
+    target: Any = module
     for part in attr.split("."):
         target = getattr(target, part, None)
     ctx = PluginContext(info)

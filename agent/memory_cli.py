@@ -19,10 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pm.config import read_config
-from pm.errors import PmError
-from pm.settings import resolve_home
-
 from agent.activation import activate
 from agent.context import use_home
 from agent.discovery import ProviderInfo, discover_memory_providers
@@ -43,6 +39,9 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.config import read_config
+from pm.errors import PmError
+from pm.settings import resolve_home
 
 __all__ = ["main", "register", "run", "status_report"]
 

@@ -19,15 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pm import generations
-from pm.config import read_config
-
 from agent.activation import activate
 from agent.context import use_home
 from agent.discovery import ProviderInfo
 from agent.gate import ProviderReadiness, check_usable, judge
 from agent.loader import load_memory_provider, resolve_provider
 from agent.secrets import read_env, write_secret
+from pm import generations
+from pm.config import read_config
 
 __all__ = ["Preparation", "SetupError", "SetupResult", "collect_values", "parse_sets",
            "prepare_provider", "run_setup", "terminal_asker"]

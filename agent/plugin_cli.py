@@ -26,15 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pm.errors import PmError
-from pm.settings import resolve_home
-
 from agent.activation import activate
 from agent.discovery import ProviderInfo
 from agent.errors import ActivationError, MemoryPluginError, ProviderInvalid
 from agent.gate import check_usable, judge, needs_generation
 from agent.imports import import_submodule
 from agent.loader import ACTIVE, resolve_provider
+from pm.errors import PmError
+from pm.settings import resolve_home
 
 __all__ = ["PluginCliCommand", "discover_plugin_cli_commands", "mount_plugin_cli_commands",
            "run_plugin_command"]

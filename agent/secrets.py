@@ -21,9 +21,8 @@ import os
 import re
 from pathlib import Path
 
-from pm.store import Store
-
 from agent.context import secret_scope
+from pm.store import Store
 
 __all__ = [
     "ENV_FILE_NAME",

@@ -13,13 +13,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.markers import default_environment
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._files import read_text
 from .errors import InputError, Problem
+from .target import running_environment
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -125,7 +125,7 @@ def _installed_host_requirements() -> tuple[list[Requirement], str]:
     except md.PackageNotFoundError:
         return read_pyproject_requirements(_REPO_PYPROJECT), str(_REPO_PYPROJECT)
     requirements = [Requirement(text) for text in raw]
-    env = {**default_environment(), "extra": ""}
+    env = running_environment(extra="")
     return [r for r in requirements if r.marker is None or "extra" not in str(r.marker) or r.marker.evaluate(env)], source
 
 
@@ -137,7 +137,7 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
     todo = [(r, "") for r in requirements]
     while todo:
         requirement, extra = todo.pop()
-        env = {**default_environment(), "extra": extra}
+        env = running_environment(extra=extra)
         if requirement.marker is not None and not requirement.marker.evaluate(env):
             continue
         name = canonicalize_name(requirement.name)

@@ -62,7 +62,7 @@ def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
         source = read_text(pyproject, within=root)
         project = _project_table(source)
         if project is not None:
-            warnings = ()
+            warnings: tuple[str, ...] = ()
             if manifest.has_dependency_keys:
                 warnings = (
                     f"{manifest.file}: pip_dependencies/python_dependencies are ignored because "

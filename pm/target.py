@@ -73,6 +73,16 @@ class Target:
         }
 
 
+def running_environment(extra: str | None = None) -> dict[str, str]:
+    """The running interpreter's PEP 508 marker environment (plus ``extra`` when given)."""
+    from packaging.markers import default_environment
+
+    environment = {key: str(value) for key, value in default_environment().items()}
+    if extra is not None:
+        environment["extra"] = extra
+    return environment
+
+
 def current_target() -> Target:
     """The running interpreter."""
     return _probe(sys.executable)
@@ -88,12 +98,13 @@ def target_for(python: str | None) -> Target:
 @functools.lru_cache(maxsize=8)
 def _probe(python: str) -> Target:
     if python == sys.executable:
-        from packaging import markers, tags
         import sysconfig
+
+        from packaging import tags
 
         return Target(
             python=sys.executable,
-            markers=tuple(sorted(markers.default_environment().items())),
+            markers=tuple(sorted(running_environment().items())),
             platform=sysconfig.get_platform(),
             tags=tuple(str(t) for t in tags.sys_tags()),
         )

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import Catalog, load_catalog
+from .catalog import Catalog, CatalogRefusal, load_catalog
 from .config import read_config
 from .discover import PluginSources, discover
-from .catalog import CatalogRefusal
 from .inputs import Inputs, gather
 from .install import Installed, InstallError, install
 from .lock import home_lock

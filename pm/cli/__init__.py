@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import managed
 from ..errors import EXIT_FAILURE, PmError
-from . import check, export, gc, resolve, scan, status, sync, why
 from ..receipt import Receipt
+from . import check, export, gc, resolve, scan, status, sync, why
 from ._common import add_common, add_resolution_options, home_of
 from ._output import paint, say
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import time
-
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError

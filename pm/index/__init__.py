@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
-
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from ._metadata import MetadataUnavailable

@@ -12,7 +12,7 @@ from pm.receipt import SCHEMA_FILE
 
 @lru_cache(maxsize=1)
 def _validator() -> Any:
-    import jsonschema  # a test-only dependency (the `test` extra)
+    import jsonschema  # type: ignore[import-untyped]  # a test-only dependency (the `test` extra)
 
     schema = json.loads(SCHEMA_FILE.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)

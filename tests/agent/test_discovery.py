@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from agent.testing import install_dist, spy_init
 
 from agent.discovery import discover_memory_providers, find_memory_provider
+from agent.testing import install_dist, spy_init
 from pm.testing.homes import add_plugin
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 import os
 import pty
 import select
@@ -13,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 

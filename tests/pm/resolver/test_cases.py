@@ -15,7 +15,6 @@ import pytest
 
 from pm.cli import main
 from pm.testing import index_from_spec
-
 from pm.testing.receipts import assert_valid_receipt
 
 HERE = Path(__file__).parent
