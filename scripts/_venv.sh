@@ -13,8 +13,14 @@ if [ ! -x "$_venv/bin/python" ]; then
 fi
 if [ "$(cat "$_stamp" 2>/dev/null)" != "$_want" ]; then
     echo "installing hermes-pm${_extras:+[$_extras]} into $1" >&2
-    "$_venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
-    "$_venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$_root${_extras:+[$_extras]}" >&2
+    _log="$_venv/install.log"
+    if ! { "$_venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+           "$_venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$_root${_extras:+[$_extras]}"; } \
+           >"$_log" 2>&1; then
+        echo "installing into $1 failed; pip said:" >&2
+        tail -n 30 "$_log" >&2
+        exit 1
+    fi
     echo "$_want" > "$_stamp"
 fi
 VENV="$_venv"
