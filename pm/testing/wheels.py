@@ -3,7 +3,8 @@
 Every builder here writes bytes that depend only on its arguments (fixed timestamps, sorted
 entries, fixed permissions), so a file's sha256 is the same across runs and machines with the same
 zlib. Wheels follow the binary distribution format spec closely enough for uv and pip to install
-them; sdists carry ``PKG-INFO`` and a setuptools ``pyproject.toml``.
+them; sdists carry ``PKG-INFO`` and a setuptools ``pyproject.toml`` (or, with the spec key
+``"sdist_backend": "in-tree"``, the offline-buildable ones of :mod:`pm.testing.sdists`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from packaging.requirements import Requirement
 from packaging.tags import parse_tag
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from .sdists import backend_sdist
 
 #: Zip timestamps are fixed at the earliest date the format can store.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -241,7 +244,7 @@ def _version_files(dest_dir: Path, name: str, version: str, info: Any) -> list[I
         info = {"requires": list(info)}
     unknown = set(info) - {
         "requires", "requires_python", "extras", "tags", "yanked", "sdist", "sdist_only",
-        "upload_time",
+        "sdist_backend", "upload_time",
     }
     if unknown:
         raise ValueError(f"{name} {version}: unknown keys {sorted(unknown)!r}")
@@ -259,11 +262,24 @@ def _version_files(dest_dir: Path, name: str, version: str, info: Any) -> list[I
                 )
             )
     if info.get("sdist_only", False) or info.get("sdist", False):
-        paths.append(build_sdist(dest_dir, name, version, requires_dist=requires,
-                                 requires_python=requires_python))
+        paths.append(_sdist(dest_dir, name, version, requires, requires_python, list(extras),
+                            info.get("sdist_backend", "setuptools")))
     yanked = info.get("yanked", False)
     upload_time = info.get("upload_time")
     return [IndexFile(p.name, p, yanked, upload_time) for p in paths]
+
+
+def _sdist(dest_dir: Path, name: str, version: str, requires: list[str],
+           requires_python: str | None, extras: list[str], backend: str) -> Path:
+    """The sdist of one version: a setuptools one, or one with an in-tree backend (offline)."""
+    if backend == "setuptools":
+        return build_sdist(dest_dir, name, version, requires_dist=requires,
+                           requires_python=requires_python)
+    if backend == "in-tree":
+        return backend_sdist(dest_dir, name, version, tuple(requires),
+                             requires_python=requires_python, provides_extra=extras)
+    raise ValueError(f"{name} {version}: sdist_backend must be 'setuptools' or 'in-tree', "
+                     f"got {backend!r}")
 
 
 def build_packages(dest_dir: Path, spec: Mapping[str, Mapping[str, Any]]) -> list[IndexFile]:
@@ -274,7 +290,9 @@ def build_packages(dest_dir: Path, spec: Mapping[str, Mapping[str, Any]]) -> lis
     (``{extra: [requirement]}`` → ``Provides-Extra`` + ``Requires-Dist: r; extra == "extra"``),
     ``tags`` (list of wheel tags, one wheel each; default ``["py3-none-any"]``), ``yanked``
     (bool or reason), ``sdist`` (also build an sdist), ``sdist_only`` (build only an sdist),
-    ``upload_time`` (ISO 8601). Unknown keys raise ``ValueError``.
+    ``sdist_backend`` (``"setuptools"``, the default: :func:`build_sdist`, whose build downloads
+    setuptools; ``"in-tree"``: :func:`pm.testing.sdists.backend_sdist`, which builds offline and
+    whose metadata is dynamic), ``upload_time`` (ISO 8601). Unknown keys raise ``ValueError``.
     """
     files: list[IndexFile] = []
     for name, versions in spec.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def packse_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalInde
     name built twice would mean two scenarios share a package, which is refused.
     """
     dest = tmp_path_factory.mktemp("packse-dists")
-    spec: dict[str, dict[str, object]] = {}
+    spec: dict[str, dict[str, dict[str, Any]]] = {}
     for scenario in applicable_scenarios():
         for name, versions in scenario.index_spec().items():
             if name in spec:

@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.tags import sys_tags
+from packaging.tags import parse_tag, sys_tags
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
@@ -165,8 +165,9 @@ class Scenario:
 
         ``resolver_options.no_binary`` names packages whose wheels may not be used; pm has no
         such setting, so those wheels are not published (to the resolver, the same thing).
-        ``no_build`` needs nothing: pm never builds an sdist that ``pm.allow_builds`` does not
-        name. A version with neither a usable wheel nor an sdist publishes nothing.
+        ``no_build`` is honoured by :meth:`allow_builds`. Every sdist has an in-tree backend
+        (:func:`pm.testing.sdists.backend_sdist`), so building one needs no download. A version
+        with neither a usable wheel nor an sdist publishes nothing.
         """
         no_binary = {canonicalize_name(n) for n in self.options.get("no_binary", ())}
         spec: dict[str, dict[str, dict[str, Any]]] = {}
@@ -188,8 +189,28 @@ class Scenario:
                     info["sdist"] = release.sdist
                 else:
                     info["sdist_only"] = True
+                if release.sdist:
+                    info["sdist_backend"] = "in-tree"  # builds offline, metadata only by building
                 versions[release.version] = info
         return spec
+
+    def allow_builds(self) -> list[NormalizedName]:
+        """The ``pm.allow_builds`` that stands here for uv's default (build any sdist not in
+        ``no_build``): the prefixed names of packages with a version that this interpreter can
+        use only as an sdist (no wheel, wheels forbidden by ``no_binary``, or none of its wheel
+        tags supported here), minus ``no_build``. Packages with a usable wheel for every version
+        gain nothing from a build (pm prefers a wheel to an sdist of the same version), so they
+        stay wheels-only, and a scenario that needs no build gets ``[]``.
+        """
+        no_binary = {canonicalize_name(n) for n in self.options.get("no_binary", ())}
+        no_build = {canonicalize_name(n) for n in self.options.get("no_build", ())}
+        names = [
+            name for name, releases in self.packages.items()
+            if canonicalize_name(name) not in no_build and any(
+                r.sdist and (not r.wheel or canonicalize_name(name) in no_binary
+                             or not _has_wheel_here(r)) for r in releases)
+        ]
+        return sorted(self.prefixed(name) for name in names)
 
     # -- the target -------------------------------------------------------------------------------
 
@@ -215,11 +236,18 @@ class Scenario:
 
 
 _RUNNING = ".".join(map(str, sys.version_info[:3]))
+_HERE = frozenset(sys_tags())
 
 
 def _is_test_python(python: str) -> bool:
     release = Version(python).release
     return release == tuple(sys.version_info[: len(release)])
+
+
+def _has_wheel_here(release: Release) -> bool:
+    """Whether one of the release's wheels installs on the test interpreter."""
+    return any(tag in _HERE for text in release.wheel_tags or ("py3-none-any",)
+               for tag in parse_tag(text))
 
 
 def _is_test_platform(python_platform: str) -> bool:

@@ -1,4 +1,4 @@
-"""uv's packse resolver scenarios through the real ``hermes pm resolve``, on real wheels.
+"""uv's packse resolver scenarios through the real ``hermes pm resolve``, on real wheels and sdists.
 
 Every scenario under ``../shared/external/packse/scenarios/`` is one test, with id
 ``<folder>/<file stem>``. Its packages are served by one local index (see ``conftest.py``); its
@@ -7,18 +7,24 @@ The test asserts the expected satisfiability, the exact expected pins when the s
 them, and for an unsatisfiable scenario that the conflict blames the plugin and its message names
 every package the scenario's explanation names.
 
+uv builds sdists by default, pm only those ``pm.allow_builds`` names: a scenario with packages
+usable here only as sdists runs with ``pm.allow_builds`` naming exactly those (minus its
+``no_build``; see ``Scenario.allow_builds``), and the real uv builds them offline (their in-tree
+backend needs no download) in the test's own cache; every other package must pin a wheel. Two of
+them also run with pm's default, wheels only, and then as the printed hint says.
+
 Scenarios describing another target (``fork/``, ``universal``, another Python or platform) are
-skipped with the reason. Expectations that contradict PEP 440 or our documented policy, or that
-need an sdist build (pm installs wheels only unless ``pm.allow_builds`` names the package), are
+skipped with the reason. Expectations that contradict PEP 440 or our documented policy are
 ``xfail(strict=True)`` with the reason below: the resolver is not bent to match them, and a strict
 xfail turns red the day the outcome changes. Only :class:`ScenarioMismatch` counts as the expected
-failure; a crash or an index failure is a real failure.
+failure; a crash, an index failure or a build failure is a real failure.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -52,24 +58,9 @@ CONTRADICTS_PEP_440 = {
         "c>1.0.0,<2.0.0b5), so PEP 440 selects c 2.0.0b4",
 }
 
-_SDIST = "needs an sdist build: pm installs wheels only unless pm.allow_builds names the package"
-#: Scenario id -> why the expected resolution needs an sdist (wheels-only is our default policy).
-NEEDS_SDIST_BUILD = {
-    "wheels/no-wheels": f"{_SDIST}; a 1.0.0 has only an sdist",
-    "wheels/no-binary": f"{_SDIST}; no_binary forbids a's wheel, leaving only its sdist",
-    "wheels/no-wheels-with-matching-platform":
-        f"{_SDIST}; a 1.0.0's only wheel is for macosx ppc64",
-    "requires_python/incompatible-python-compatible-override-available-no-wheels":
-        f"{_SDIST}; a 1.0.0 has only an sdist",
-    "requires_python/incompatible-python-compatible-override-unavailable-no-wheels":
-        f"{_SDIST}; a 1.0.0 has only an sdist",
-    "requires_python/incompatible-python-compatible-override-no-compatible-wheels":
-        f"{_SDIST} (uv reads the sdist's static metadata); a 1.0.0's only wheel is tagged "
-        "foo-none-any",
-    "requires_python/incompatible-python-compatible-override-other-wheel":
-        f"{_SDIST} (uv reads the sdist's static metadata); a 1.0.0 (Python >=3.10) has only an "
-        "sdist and a 2.0.0 needs Python >=3.12",
-}
+#: Scenario id -> why the expected resolution needs an sdist that pm cannot build here. Scenarios
+#: whose expectation needs a build run with ``pm.allow_builds`` (see ``Scenario.allow_builds``).
+NEEDS_SDIST_BUILD: dict[str, str] = {}
 
 #: Scenario id -> why the expectation differs from a policy DESIGN.md sets on purpose.
 DIFFERS_FROM_POLICY = {
@@ -107,11 +98,21 @@ def _params() -> list[Any]:
     return params
 
 
-def write_home(root: Path, scenario: Scenario) -> Path:
-    """A home whose one enabled manifest plugin declares the scenario's root requirements."""
+def write_home(root: Path, scenario: Scenario, *, builds: bool = True) -> Path:
+    """A home whose one enabled plugin declares the scenario's root requirements.
+
+    Options map onto settings: ``prereleases`` → ``pm.prereleases: allow``; uv's default of
+    building sdists (minus ``no_build``) → ``pm.allow_builds`` naming the packages only usable as
+    sdists here (``builds=False``: pm's default, wheels only).
+    """
     config: dict[str, Any] = {"plugins": {"enabled": [PLUGIN]}}
+    pm: dict[str, Any] = {}
     if scenario.options.get("prereleases"):
-        config["pm"] = {"prereleases": "allow"}
+        pm["prereleases"] = "allow"
+    if builds and scenario.allow_builds():
+        pm["allow_builds"] = scenario.allow_builds()
+    if pm:
+        config["pm"] = pm
     home = make_home(root / "home", config=config)
     requires = [scenario.rename(r) for r in scenario.root_requires]
     if scenario.root_requires_python is None:
@@ -132,8 +133,10 @@ def run_resolve(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[in
 def check_resolution(scenario: Scenario, receipt: dict[str, Any]) -> None:
     packages = receipt["resolution"]["packages"]
     pins = {p["name"]: p["version"] for p in packages}
-    sdists = [p["file"]["filename"] for p in packages if not p["file"]["filename"].endswith(".whl")]
-    assert not sdists, f"wheels only (no pm.allow_builds), yet pinned {sdists}"
+    allowed = scenario.allow_builds()
+    sdists = [p["file"]["filename"] for p in packages if not p["file"]["filename"].endswith(".whl")
+              and canonicalize_name(p["name"]) not in allowed]
+    assert not sdists, f"wheels only (pm.allow_builds: {allowed}), yet pinned {sdists}"
     if not scenario.satisfiable:
         raise ScenarioMismatch(f"expected no resolution, got {pins}")
     if scenario.expected_packages:
@@ -162,6 +165,13 @@ def _names(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text.lower()) is not None
 
 
+def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache (pages, sdist builds) and a bundled-plugins folder of this test's own."""
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
+    (tmp_path / "no-bundled").mkdir()
+
+
 @pytest.mark.parametrize("scenario", _params())
 def test_scenario(
     scenario: Scenario,
@@ -171,9 +181,7 @@ def test_scenario(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
-    (tmp_path / "no-bundled").mkdir()
+    _isolate(tmp_path, monkeypatch)
     home = write_home(tmp_path, scenario)
     core, lock = empty_core
     code, receipt = run_resolve(["--home", str(home), "--index-url", packse_index.url,
@@ -185,3 +193,45 @@ def test_scenario(
         check_resolution(scenario, receipt)
     else:
         check_conflict(scenario, receipt)
+
+
+#: Scenarios whose expectation needs a build, run both ways: wheels only, then as the hint says.
+BOTH_WAYS = ["wheels/no-wheels",
+             "requires_python/incompatible-python-compatible-override-available-no-wheels"]
+
+
+@pytest.mark.parametrize("scenario_id", BOTH_WAYS)
+def test_wheels_only_names_the_sdist_only_package_and_its_hint_resolves(
+    scenario_id: str,
+    packse_index: LocalIndex,
+    empty_core: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (scenario,) = [s for s in load_scenarios() if s.id == scenario_id]
+    (name,) = scenario.allow_builds()
+    _isolate(tmp_path, monkeypatch)
+    home = write_home(tmp_path, scenario, builds=False)
+    core, lock = empty_core
+    settings = ["--index-url", packse_index.url, "--core", str(core), "--core-lock", str(lock)]
+    code, receipt = run_resolve(["--home", str(home), *settings], capsys)
+
+    assert code == 3, receipt
+    conflict = receipt["conflict"]
+    assert [(f["kind"], f["package"]) for f in conflict["findings"]] == [("sdist-only", name)]
+    (requirement,) = [scenario.rename(r) for r in scenario.root_requires]
+    version = scenario.packages["a"][0].version
+    assert conflict["message"] == (
+        f"plugin {PLUGIN!r} ({home / 'plugins' / PLUGIN / 'plugin.yaml'}) requires {requirement}; "
+        f"but {name} {version} has only a source distribution for this interpreter, which pm "
+        f"builds only when allowed (add {name!r} to pm.allow_builds in config.yaml, or pass "
+        f"--allow-build {name}). Plugins involved: {PLUGIN!r}.")
+    hint = f"hermes pm resolve --allow-build {name} --home {home}"
+    assert hint in [step["command"] for step in receipt["next_steps"]]
+
+    code, receipt = run_resolve([*shlex.split(hint)[3:], *settings], capsys)  # as printed
+    assert code == 0, receipt["conflict"] or receipt.get("failure")
+    check_resolution(scenario, receipt)
+    (pin,) = receipt["resolution"]["packages"]
+    assert pin["file"]["filename"] == f"{name.replace('-', '_')}-{version}.tar.gz"
