@@ -28,11 +28,31 @@ Table of contents (each module's docstring states its contracts):
 The ``hermes`` command itself is :mod:`agent.cli`.
 """
 
-from agent.context import active_home, secret_scope, use_home
-from agent.memory_manager import MemoryManager
-from agent.memory_provider import MemoryProvider, ProviderInitError
-from agent.secrets import SecretScopeError, get_secret, write_secret
-from agent.threads import spawn_context_thread
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.context import active_home, secret_scope, use_home
+    from agent.memory_manager import MemoryManager
+    from agent.memory_provider import MemoryProvider, ProviderInitError
+    from agent.secrets import SecretScopeError, get_secret, write_secret
+    from agent.threads import spawn_context_thread
+
+#: Re-exports, loaded on first use (PEP 562) so ``hermes pm …`` does not import the manager.
+_LAZY = {
+    "active_home": "agent.context", "secret_scope": "agent.context", "use_home": "agent.context",
+    "MemoryManager": "agent.memory_manager", "MemoryProvider": "agent.memory_provider",
+    "ProviderInitError": "agent.memory_provider", "SecretScopeError": "agent.secrets",
+    "get_secret": "agent.secrets", "write_secret": "agent.secrets", "spawn_context_thread": "agent.threads",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
 
 __all__ = [
     "MemoryManager",

@@ -1,45 +1,80 @@
-"""The ``hermes`` command: the agent's CLI. ``hermes pm …`` is pm's command group."""
+"""The ``hermes`` command: the agent's CLI. ``hermes pm …`` is pm's command group.
+
+Groups are imported only when used: ``hermes pm check`` (which the host may run at start-up) does
+not load the plugin installer or the memory commands.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import pm.cli
 
-from . import memory_cli, plugins_cli
-from .plugin_cli import PluginCliCommand, discover_plugin_cli_commands, mount_plugin_cli_commands, run_plugin_command
+#: group -> help, for the groups mounted without importing them.
+GROUPS = {
+    "pm": "the plugin package manager",
+    "plugins": "list, enable, disable, install and remove plugins",
+    "update": "install missing catalog memory providers, then sync every home",
+    "memory": "memory providers: setup, status",
+}
+_PLUGIN_COMMANDS: dict[str, Any] = {}
 
-_PLUGIN_COMMANDS: dict[str, PluginCliCommand] = {}
 
-
-def build_parser(with_plugin_commands: bool = False) -> argparse.ArgumentParser:
+def build_parser(with_plugin_commands: bool = False, only: str | None = None,
+                 group: str | None = None) -> argparse.ArgumentParser:
+    """The ``hermes`` parser; with ``group`` (the group about to run), only that group is loaded."""
     parser = argparse.ArgumentParser(prog="hermes", description="The Hermes agent.")
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
-    pm_parser = groups.add_parser("pm", help="the plugin package manager", description="The plugin package manager.")
-    pm.cli.register(pm_parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
-    plugins_cli.register(groups)
-    memory_parser = groups.add_parser("memory", help="memory providers: setup, status", description="Memory providers.")
-    memory_cli.register(memory_parser.add_subparsers(dest="memory_command", required=True, metavar="COMMAND"))
+    wanted = (lambda name: group is None or group == name)
+    if wanted("pm"):
+        pm_parser = groups.add_parser("pm", help=GROUPS["pm"], description="The plugin package manager.")
+        pm.cli.register(pm_parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only=only)
+    else:
+        groups.add_parser("pm", help=GROUPS["pm"])
+    if wanted("plugins") or wanted("update"):
+        from . import plugins_cli
+
+        plugins_cli.register(groups)
+    else:
+        groups.add_parser("plugins", help=GROUPS["plugins"])
+        groups.add_parser("update", help=GROUPS["update"])
+    if wanted("memory"):
+        from . import memory_cli
+
+        memory_parser = groups.add_parser("memory", help=GROUPS["memory"], description="Memory providers.")
+        memory_cli.register(memory_parser.add_subparsers(dest="memory_command", required=True, metavar="COMMAND"))
+    else:
+        groups.add_parser("memory", help=GROUPS["memory"])
     if with_plugin_commands:  # last, so built-in names win; only the active provider's cli.py
+        from .plugin_cli import discover_plugin_cli_commands, mount_plugin_cli_commands
+
         _PLUGIN_COMMANDS.update(mount_plugin_cli_commands(groups, discover_plugin_cli_commands()))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    builtin = {"pm", "plugins", "update", "memory"}
-    args = build_parser(with_plugin_commands=not argv or argv[0] not in builtin).parse_args(argv)
+    group = argv[0] if argv and argv[0] in GROUPS else None
+    only = pm.cli.invoked(argv[1:]) if group == "pm" else None
+    args = build_parser(with_plugin_commands=group is None, only=only, group=group).parse_args(argv)
     if args.group == "pm":
         return pm.cli.dispatch(args)
     if args.group in ("plugins", "update"):
+        from . import plugins_cli
+
         args.command = args.group if args.group == "update" else f"plugins-{args.plugins_command}"
         return pm.cli.dispatch(args, run=plugins_cli.run)
     if args.group == "memory":
-        return memory_cli.run(args)
+        from . import memory_cli
+
+        return int(memory_cli.run(args))
     if args.group in _PLUGIN_COMMANDS:
-        return run_plugin_command(_PLUGIN_COMMANDS[args.group], args)
+        from .plugin_cli import run_plugin_command
+
+        return int(run_plugin_command(_PLUGIN_COMMANDS[args.group], args))
     return 2
 
 

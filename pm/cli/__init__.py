@@ -1,11 +1,13 @@
 """``hermes pm <command>`` / ``python -m pm <command>``: ``main(argv) -> int``, one exit path for errors.
 
-Each command is a module with ``HELP``, ``configure(parser)`` and ``run(args) -> int``.
+Each command is a module (or a class in one) with ``run(args) -> int`` and maybe ``configure(parser)``;
+:data:`TABLE` names them, with their help, in one place.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -14,35 +16,66 @@ from typing import Any
 from .. import managed
 from ..errors import EXIT_FAILURE, PmError
 from ..receipt import Receipt
-from . import check, export, gc, resolve, scan, status, sync, why
 from ._common import add_common, add_resolution_options, home_of
 from ._output import paint, say
 
-COMMANDS: dict[str, Any] = {
-    "scan": scan, "resolve": resolve, "sync": sync, "check": check, "status": status, "env": status.Env,
-    "why": why, "export": export, "gc": gc, "rollback": gc.Rollback,
+#: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
+#: Command modules are imported only when that command runs (or for --help), so a no-op
+#: ``check`` or ``sync`` does not pay for the resolver and the index client.
+TABLE: dict[str, tuple[str, str, str, bool]] = {
+    "scan": ("scan", "", "plugin roots, declarations, members and why not, requirements with origins", True),
+    "resolve": ("resolve", "", "dry run: can core and the selected plugins (and a candidate) live together? "
+                "installs nothing", True),
+    "sync": ("sync", "", "resolve, build and select a generation (no-op when nothing changed)", True),
+    "check": ("check", "", "is every declared requirement installed in the selected generation? "
+              "(no network, no install)", True),
+    "status": ("status", "", "the selected generation, its fingerprint, and the latest receipt", False),
+    "env": ("status", "Env", "the selected generation's interpreter and site-packages (for the host to activate)",
+            False),
+    "why": ("why", "", "which plugins (or core) pull a package in, and at which version", True),
+    "export": ("export", "", "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data", True),
+    "gc": ("gc", "", "remove generations that are neither selected, nor the previous one, nor in use", False),
+    "rollback": ("gc", "Rollback", "select the previous generation again (after verifying it)", False),
 }
 #: The receipt ``kind`` of the host's commands that dispatch runs (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
           "plugins-remove": "remove", "plugins-list": "list"}
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Mount every pm command on ``subparsers`` (used by ``hermes pm`` and ``python -m pm``)."""
-    for name, module in COMMANDS.items():
-        parser = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+def command(name: str) -> Any:
+    """The object with ``run(args)`` (and maybe ``configure(parser)``) for command ``name``."""
+    module_name, attribute, _, _ = TABLE[name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return getattr(module, attribute) if attribute else module
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]", only: str | None = None) -> None:
+    """Mount every pm command on ``subparsers`` (used by ``hermes pm`` and ``python -m pm``).
+
+    With ``only`` (the command about to run), only that command's module is imported and its own
+    options added; the others are listed with their help.
+    """
+    for name, (_, _, help_text, resolves) in TABLE.items():
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        if only is not None and name != only:
+            continue
         add_common(parser)
-        if getattr(module, "RESOLVES", True):
+        if resolves:
             add_resolution_options(parser)
-        configure = getattr(module, "configure", None)
+        configure = getattr(command(name), "configure", None)
         if configure is not None:
             configure(parser)
 
 
-def build_parser(prog: str = "hermes pm") -> argparse.ArgumentParser:
+def build_parser(prog: str = "hermes pm", only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="The plugin package manager of the Hermes agent.")
-    register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only=only)
     return parser
+
+
+def invoked(argv: Sequence[str]) -> str | None:
+    """The pm command ``argv`` names (its first word), when it is one."""
+    return argv[0] if argv and argv[0] in TABLE else None
 
 
 def dispatch(args: argparse.Namespace, run: Any = None) -> int:
@@ -53,7 +86,7 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     before any lock or read, when the environment is managed by someone else."""
     try:
         managed.check(home_of(args), args.command)
-        return int((run or COMMANDS[args.command].run)(args))
+        return int((run or command(args.command).run)(args))
     except managed.Managed as refusal:
         say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
         written = managed.refusal_receipt(home_of(args), _KINDS.get(args.command, args.command), refusal)
@@ -88,5 +121,6 @@ def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "hermes pm") -> int:
-    args = build_parser(prog).parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(prog, only=invoked(argv)).parse_args(argv)
     return dispatch(args)

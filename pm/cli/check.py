@@ -22,8 +22,6 @@ from ..receipt import Receipt
 from ._common import flags_from, home_of, start_receipt
 from ._output import emit_json, paint, say, table
 
-HELP = "is every declared requirement installed in the selected generation? (no network, no install)"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with", dest="candidate", metavar="NAME",

@@ -23,8 +23,6 @@ from ._common import flags_from, home_of, start_receipt
 from ._output import say
 from .resolve import resolve_with_receipt
 
-HELP = "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["pylock", "requirements", "nix"], default="pylock")

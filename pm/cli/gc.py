@@ -21,9 +21,6 @@ from ..store import Store
 from ._common import home_of
 from ._output import emit_json, say
 
-HELP = "remove generations that are neither selected, nor the previous one, nor in use"
-RESOLVES = False
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS",
@@ -81,8 +78,7 @@ def _written(receipt: Receipt, outcome: str, code: int) -> dict[str, Any]:
 
 
 class Rollback:
-    HELP = "select the previous generation again (after verifying it)"
-    RESOLVES = False
+    """``hermes pm rollback``: select the previous generation again, after verifying it."""
 
     @staticmethod
     def configure(parser: argparse.ArgumentParser) -> None:

@@ -15,8 +15,6 @@ from ._output import emit_json, paint, say, table
 if TYPE_CHECKING:
     from ..resolver import Conflict, Resolution
 
-HELP = "dry run: can core and the selected plugins (and a candidate) live together? installs nothing"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with", dest="candidate", metavar="NAME", help="also resolve this plugin, as if enabled")

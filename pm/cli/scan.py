@@ -31,9 +31,6 @@ def report(inputs: Inputs) -> dict[str, Any]:
     }
 
 
-HELP = "plugin roots, declarations, members and why not, requirements with origins"
-
-
 def run(args: argparse.Namespace) -> int:
     inputs = gather(home_of(args), flags_from(args))
     receipt = start_receipt("scan", inputs)

@@ -18,9 +18,6 @@ from ..receipt import latest
 from ._common import home_of
 from ._output import emit_json, say
 
-HELP = "the selected generation, its fingerprint, and the latest receipt"
-RESOLVES = False
-
 
 def status(home: Path) -> dict[str, Any]:
     """Everything ``status`` shows, as data."""
@@ -86,8 +83,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 class Env:
-    HELP = "the selected generation's interpreter and site-packages (for the host to activate)"
-    RESOLVES = False
+    """``hermes pm env``: the selected generation's interpreter and site-packages, for the host."""
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,6 @@ from ._output import emit_json, paint, say
 if TYPE_CHECKING:
     from ..resolver import Resolution
 
-HELP = "resolve, build and select a generation (no-op when nothing changed)"
 ALREADY = "already in sync"
 
 

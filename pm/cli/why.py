@@ -12,8 +12,6 @@ from ._common import flags_from, home_of, start_receipt
 from ._output import emit_json, say
 from .resolve import resolve_with_receipt
 
-HELP = "which plugins (or core) pull a package in, and at which version"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("package", help="a package name")
