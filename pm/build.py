@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from packaging.utils import canonicalize_name
 
@@ -104,7 +104,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
     requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode())
     pause_point("install", home, store)
-    install(venv, requirements, resolution, uv, progress)
+    install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline)
     progress("verifying")
     pause_point("verify", home, store)
     verify(venv, inputs.target.python_version, resolution, uv)
@@ -123,22 +123,45 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     return Generation(gid, path, record)
 
 
-def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress) -> None:
-    """Download (or take from uv's cache) and install exactly the pinned files."""
+def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress,
+            *, offline: bool = False) -> None:
+    """Install exactly the pinned files: from uv's cache alone first, then (unless ``offline``)
+    downloading what is missing.
+
+    The first uv run has ``--offline``: uv takes every file from its cache, still checking each
+    against the sha256 of the resolution, and fails before installing anything when one is not
+    there. Only then does a second run go to the network. Without this, uv revalidates every
+    cached direct URL with the server (re-downloading it from a server that sends no cache
+    headers, as many private indexes do): about 200 ms for 40 wheels from a local index. The URL
+    and sha256 fix the bytes, so there is nothing to revalidate. The second run's outcome is the
+    one reported: a file whose cached bytes do not match gets fetched again and checked again.
+    """
     if not resolution.pins:
         return
     size = sum(p.link.size or 0 for p in resolution.pins)
     shown = f" ({size / 1e6:.1f} MB)" if size else ""
     progress(f"downloading and installing {len(resolution.pins)} packages{shown}")
+    argv = ("pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps", "--require-hashes",
+            "--no-index", "--no-build", "--link-mode", "hardlink", "-r", str(requirements))
     try:
-        uv.run("pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps", "--require-hashes",
-               "--no-index", "--no-build", "--link-mode", "hardlink", "-r", str(requirements))
+        uv.run(*argv, "--offline")
+        return
     except UvError as failure:
-        lines = [line.strip() for line in failure.output.splitlines() if line.strip()]
-        if any(_HASH_MISMATCH.search(line) for line in lines):
-            start = next((i for i, line in enumerate(lines) if line.startswith("error:")), 0)
-            raise HashMismatch("\n".join(lines[start:start + 12])) from failure
-        raise
+        if offline:
+            _raise_refused(failure)
+    try:
+        uv.run(*argv)
+    except UvError as failure:
+        _raise_refused(failure)
+
+
+def _raise_refused(failure: UvError) -> NoReturn:
+    """Raise HashMismatch when uv refused a file for its sha256, else ``failure`` itself."""
+    lines = [line.strip() for line in failure.output.splitlines() if line.strip()]
+    if any(_HASH_MISMATCH.search(line) for line in lines):
+        start = next((i for i, line in enumerate(lines) if line.startswith("error:")), 0)
+        raise HashMismatch("\n".join(lines[start:start + 12])) from failure
+    raise failure
 
 
 def declared(inputs: Inputs) -> list[dict[str, Any]]:

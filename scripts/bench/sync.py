@@ -12,7 +12,8 @@ Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,20
    `uv pip install` of the hashed files + verify + select; against `uv venv` + `uv pip install
    --no-deps -r` of the same pins with hashes into a fresh venv (plain `name==version --hash`
    lines with --index-url, and pm's own form, direct URLs with --no-index). Target (issue 4):
-   <= 1.5x. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
+   <= 1.5x. The build step alone: `python -m pm sync --from pylock.toml` (a frozen sync, no
+   resolver; each run's file is exported, untimed, after the inputs change) against the same. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
    build into uv's time and pm's own.
 This is a benchmark script, not a test: it prints figures and never fails on them.
 """
@@ -180,6 +181,17 @@ def uv_install(python: str, venv: Path, pins: Path, cache: Path, index: list[str
     return made + installed
 
 
+def frozen_sync(
+    args, layout: workloads.Layout, workload: workloads.Workload, url: str, env: dict[str, str], run: int
+) -> float:
+    """Seconds of one `pm sync --from pylock.toml` that builds: new inputs, exported (untimed) to a
+    pylock.toml whose recorded inputs match them, so the frozen sync builds without resolving."""
+    _change_inputs(layout, workload, run)
+    frozen = layout.home.parent / f"pylock-{run}.toml"
+    h.run([*pm_argv(args.python, "export", layout, url), "--output", str(frozen)], env)
+    return h.run([*pm_argv(args.python, "sync", layout, url), "--from", str(frozen)], env)[0]
+
+
 def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
     layout = workloads.write(workload, folder)
     env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
@@ -190,6 +202,7 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
         return h.run(pm_argv(args.python, "sync", layout, url), env)[0]
 
     sync = h.median_of(args.runs, ours)
+    frozen = h.median_of(args.runs, lambda i: frozen_sync(args, layout, workload, url, env, 500 + i))
     resolve = h.median_of(
         args.runs, lambda i: h.run(pm_argv(args.python, "resolve", layout, url), env)[0]
     )
@@ -211,6 +224,8 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
         f"{workload.name} ({pins_count} pins)",
         h.ms(sync),
         h.ms(resolve),
+        h.ms(frozen),
+        h.ratio(frozen, figures[1], 1.5),
         f"{h.ms(in_uv)} / {h.ms(shimmed - in_uv)}",
         h.ms(figures[0]),
         h.ratio(sync, figures[0], 1.5),
@@ -252,6 +267,8 @@ def main() -> None:
             "workload",
             "pm sync (build)",
             "pm resolve alone",
+            "pm sync --from",
+            "--from/uv URLs",
             "uv / pm in one sync",
             "uv pins+index",
             "ratio",
