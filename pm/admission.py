@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from . import generations
 from .build import build
@@ -21,6 +22,7 @@ from .errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
 from .inputs import Inputs, gather
 from .lock import home_lock
 from .receipt import Receipt
+from .selection import candidate_home
 from .settings import Flags
 from .store import Store
 from .uv import Uv
@@ -46,38 +48,41 @@ def _write_config(home: Path, before: bytes, text: str) -> None:
 def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
            say=print) -> tuple[int, Receipt]:  # type: ignore[no-untyped-def]
     """The admission transaction for ``name``; returns (exit code, finished receipt)."""
-    from .cli._common import cache_dir, start_receipt
+    from .cli._common import start_receipt
     from .cli.resolve import check_candidate, resolve_with_receipt
 
     store = Store.for_home(home)
     with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
-        before = _config_bytes(home)
+        owner = candidate_home(home, name)  # a profile's own plugin is enabled in that profile
+        before = _config_bytes(owner)
+        already = gather(home, flags).find(name)
         inputs = gather(home, flags, candidate=name)
         receipt = start_receipt("admit", inputs, name)
+        receipt.extra["config"] = str(owner / CONFIG_NAME)
         receipt.extra["config_sha256"] = hashlib.sha256(before).hexdigest()
+        if already is not None and already.is_member:
+            receipt.extra["message"] = f"plugin {name!r} is already enabled"
+            receipt.finish("ok", EXIT_OK)
+            return EXIT_OK, receipt
         try:
             check_candidate(inputs, name)
-            key = _key(inputs, name)
-            new_text = _enabled_text(before.decode(), key, inputs)
+            found = inputs.find(name)
+            assert found is not None
+            if found.status not in JOINS:
+                raise PmError(f"plugin {name!r} would not join the union: {found.status}: {found.reason}")
+            new_text = _enabled_text(before.decode(), found.plugin.key, owner)
         except PmError as refusal:
             receipt.failure = {"kind": "refused", "message": str(refusal), "url": None}
             receipt.finish("refused", EXIT_FAILURE)
             return EXIT_FAILURE, receipt
-        if new_text == before.decode():
-            receipt.extra["message"] = f"plugin {name!r} is already enabled"
-            receipt.finish("ok", EXIT_OK)
-            return EXIT_OK, receipt
         code, resolution = resolve_with_receipt(inputs, receipt, args, finish_ok=False)
         if resolution is None:
             if code == EXIT_CONFLICT:
                 _memory_warning(inputs, receipt)
             return code, receipt
         try:
-            generation = None
-            current = generations.selected(home)
-            if current is None or current.fingerprint != inputs.fingerprint:
-                generation = build(inputs, resolution, Uv(cache_dir() / "uv"), store, lambda m: None)
-            _write_config(home, before, new_text)
+            generation = _generation_for(inputs, resolution, store, args)
+            _write_config(owner, before, new_text)
             if generation is not None:
                 generations.select(home, store, generation)
                 receipt.generation = generation.to_receipt(selected=True, restart_required=True)
@@ -86,19 +91,35 @@ def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
             receipt.finish("failed", EXIT_FAILURE)
             generations.remove_incomplete(home, store)
             return EXIT_FAILURE, receipt
-        receipt.extra["message"] = f"plugin {name!r} enabled"
+        where = "" if owner == home else f" in profile {owner.name!r}"
+        receipt.extra["message"] = f"plugin {name!r} enabled{where}"
         receipt.finish("ok", EXIT_OK)
         return EXIT_OK, receipt
 
 
-def _key(inputs: Inputs, name: str) -> str:
-    found = inputs.find(name)
-    assert found is not None
-    return found.plugin.key
+#: Statuses with which an enabled plugin is part of the environment's selection.
+JOINS = ("member", "sidecar-only", "external")
 
 
-def _enabled_text(text: str, key: str, inputs: Inputs) -> str:
-    config = read_config(inputs.home)  # as written: the selection in inputs includes the candidate
+def _generation_for(inputs: Inputs, resolution: Any, store: Store,
+                    args: argparse.Namespace) -> generations.Generation | None:
+    """None when the selected generation already fits; an intact one built for these inputs
+    before (reused, no build); else a new build."""
+    from .cli._common import cache_dir
+    from .cli.sync import progress_for
+
+    home = inputs.home
+    current = generations.selected(home)
+    if current is not None and current.fingerprint == inputs.fingerprint:
+        return None
+    built = generations.find_built(home, inputs.fingerprint, exclude=current.id if current else None)
+    if built is not None:
+        return built
+    return build(inputs, resolution, Uv(cache_dir() / "uv"), store, progress_for(args))
+
+
+def _enabled_text(text: str, key: str, owner: Path) -> str:
+    config = read_config(owner)
     leaf = key.rsplit("/", 1)[-1]
     if key in config.disabled:
         text = change_list(text, "disabled", remove=key)

@@ -98,6 +98,8 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
     changed_members = _changed_members(inputs, generation)
     verdicts = tuple(Verdict(origin, tuple(text for _, text in misses), changed_members.get(origin.plugin or ""))
                      for origin, misses in by_origin.items())
+    verdicts += tuple(Verdict(Origin(s.plugin.key, None), (f"enabled but invalid, so not installed: {s.reason}",))
+                      for s in inputs.selection.plugins if s.enabled_but_invalid)
     inputs_changed = generation.fingerprint != inputs.fingerprint
     problems = [INPUTS_CHANGED] if inputs_changed else []
     if not generation.python.exists():

@@ -39,6 +39,11 @@ class PluginStatus:
     def is_member(self) -> bool:
         return self.status == "member"
 
+    @property
+    def enabled_but_invalid(self) -> bool:
+        """Named by a selection yet unusable: never silently left out (readiness says not ready)."""
+        return self.status == "invalid" and bool(self.homes)
+
 
 @dataclass(frozen=True)
 class HomeSelection:
@@ -65,6 +70,28 @@ class Selection:
         return tuple(p for p in self.plugins if p.is_member)
 
 
+def candidate_home(home: Path, name: str) -> Path:
+    """The home a proposed plugin belongs to: the profile whose own ``plugins/`` holds it (and the
+    primary's does not), else the primary home (bundled and project plugins serve every home)."""
+    def holds(folder: Path) -> bool:
+        if (folder / name).is_dir():
+            return True
+        return "/" not in name and any(p.is_dir() for p in folder.glob(f"*/{name}"))
+
+    if holds(home / "plugins"):
+        return home
+    for profile in sorted((home / "profiles").glob("*/config.yaml")):
+        if holds(profile.parent / "plugins"):
+            return profile.parent
+    return home
+
+
+def _propose(config: HomeConfig, candidate: str) -> HomeConfig:
+    leaf = candidate.rsplit("/", 1)[-1]
+    return replace(config, enabled=(*config.enabled, candidate),
+                   disabled=tuple(d for d in config.disabled if d not in (candidate, leaf)))
+
+
 def is_safe_key(key: str) -> bool:
     """A plugin key from config never contains ``..``, a backslash, or starts absolute."""
     return ".." not in key.split("/") and not key.startswith(("/", "~")) and "\\" not in key
@@ -81,23 +108,22 @@ def select(
 ) -> Selection:
     """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
 
-    ``candidate`` is a plugin proposed for the primary home: selected as if it were listed in
-    ``plugins.enabled`` and not in ``plugins.disabled`` (nothing is written).
+    ``candidate`` is a plugin proposed for the home that holds it (:func:`candidate_home`):
+    selected as if it were listed in that home's ``plugins.enabled`` and not in its
+    ``plugins.disabled`` (nothing is written).
     """
     notices: list[str] = []
     primary = read_config(home) if primary is None else primary
-    if candidate is not None:
-        primary = replace(
-            primary,
-            enabled=(*primary.enabled, candidate),
-            disabled=tuple(d for d in primary.disabled if d not in (candidate, candidate.rsplit("/", 1)[-1])),
-        )
     homes = [(home, "", primary)]
     for profile in sorted((home / "profiles").glob("*/config.yaml")):
         try:
             homes.append((profile.parent, profile.parent.name, read_config(profile.parent)))
         except InputError as exc:
             notices.append(f"profile {profile.parent.name!r} skipped: {exc}")
+    if candidate is not None:
+        owner = candidate_home(home, candidate)
+        homes = [(path, name, _propose(config, candidate) if path == owner else config)
+                 for path, name, config in homes]
     verdicts: dict[Path, PluginStatus] = {}
     home_selections = []
     for path, name, config in homes:
@@ -108,11 +134,15 @@ def select(
         home_selections.append(HomeSelection(path, name, config, members))
         for verdict in judged:
             _merge(verdicts, verdict, name or "(home)")
+    notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"
+                for v in verdicts.values() if v.enabled_but_invalid]
     return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
 
 
 def _merge(verdicts: dict[Path, PluginStatus], verdict: PluginStatus, home_label: str) -> None:
-    homes = (home_label,) if verdict.status in ("member", "sits-out", "external", "sidecar-only", "disabled") else ()
+    named = verdict.status in ("member", "sits-out", "external", "sidecar-only", "disabled") or (
+        verdict.status == "invalid" and verdict.homes)
+    homes = (home_label,) if named else ()
     key = verdict.plugin.root.path
     seen = verdicts.get(key)
     if seen is None:
@@ -132,9 +162,9 @@ def _judge(plugin: Plugin, config: HomeConfig, python_version: Version, host_ver
     if plugin.shadowed_by is not None:
         return PluginStatus(plugin, "shadowed", f"shadowed by {plugin.shadowed_by} (same name, earlier source wins)"
                             if plugin.is_memory else f"shadowed by {plugin.shadowed_by} (same key, later source wins)")
-    if plugin.problems:
-        return PluginStatus(plugin, "invalid", "; ".join(plugin.problems))
     wanted = _enabled_by(plugin, config)
+    if plugin.problems:
+        return PluginStatus(plugin, "invalid", "; ".join(plugin.problems), ("enabled",) if wanted else ())
     if wanted is None:
         return PluginStatus(plugin, "not-enabled", "not in plugins.enabled" + (" nor memory.provider" if plugin.is_memory else ""))
     if key in config.disabled or leaf in config.disabled:

@@ -16,6 +16,7 @@ from typing import Any
 from .. import managed
 from ..errors import EXIT_FAILURE, PmError
 from ..receipt import Receipt
+from ..settings import resolve_home
 from ._common import add_common, add_resolution_options, home_of
 from ._output import paint, say
 
@@ -85,11 +86,12 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     A command that would change the environment (:data:`pm.managed.MUTATING`) refuses at once,
     before any lock or read, when the environment is managed by someone else."""
     try:
-        managed.check(home_of(args), args.command)
+        home = home_of(args)
+        managed.check(home, args.command)
         return int((run or command(args.command).run)(args))
     except managed.Managed as refusal:
         say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
-        written = managed.refusal_receipt(home_of(args), _KINDS.get(args.command, args.command), refusal)
+        written = managed.refusal_receipt(home, _KINDS.get(args.command, args.command), refusal)
         if written is not None:
             say(f"receipt: {written.path}")
         return refusal.exit_code
@@ -107,7 +109,7 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
 
 def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     """A failure before the command could start its own receipt still leaves one (invariant 9)."""
-    home = home_of(args)
+    home = resolve_home(args.home)
     if not home.is_dir():
         return
     receipt = Receipt(_KINDS.get(args.command, args.command), home)

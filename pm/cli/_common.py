@@ -53,7 +53,13 @@ def flags_from(args: argparse.Namespace) -> Flags:
 
 
 def home_of(args: argparse.Namespace) -> Path:
-    return resolve_home(args.home)
+    """The home to act on. An explicit ``--home`` must exist: a typo never creates a new home."""
+    home = resolve_home(args.home)
+    if args.home and not home.is_dir():
+        from ..errors import UsageError
+
+        raise UsageError(f"--home {args.home}: no such folder (a home holds config.yaml and plugins/)")
+    return home
 
 
 def shown_home(args: argparse.Namespace) -> Path | None:

@@ -37,14 +37,17 @@ def _outcome(code: int) -> str:
     return {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
 
 
-def check_candidate(inputs: Inputs, candidate: str | None) -> None:
+def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
+    """The candidate's plugin key (``category/name`` for a plugin in a category folder); raises
+    when it does not exist or cannot join the union."""
     if candidate is None:
-        return
+        return None
     found = inputs.find(candidate)
     if found is None:
         raise PmError(f"no plugin named {candidate!r} in {inputs.home} (see `hermes pm scan`)")
     if found.status in ("invalid", "sits-out", "shadowed"):
         raise PmError(f"plugin {candidate!r} cannot join the union: {found.status}: {found.reason}")
+    return found.plugin.key
 
 
 def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namespace,
@@ -60,11 +63,11 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
 
     started = time.perf_counter()
     try:
-        check_candidate(inputs, args.candidate)
+        key = check_candidate(inputs, args.candidate)
         policy = policy_of(inputs)
         with source_of(inputs) as source:
             resolution = resolve_union(inputs.union, inputs.target, source, policy,
-                                       candidate=args.candidate, builder=builder_of(inputs, policy))
+                                       candidate=key, builder=builder_of(inputs, policy))
     except Conflict as conflict:
         receipt.conflict = conflict_to_json(conflict)
         for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
@@ -101,7 +104,7 @@ def builder_of(inputs: Inputs, policy: object):  # type: ignore[no-untyped-def]
 
 
 def tell_conflict(conflict: Conflict, receipt: Receipt) -> None:
-    lead = (f"refused: plugin {conflict.candidate!r} cannot be added" if conflict.candidate
+    lead = (f"plugin {conflict.candidate!r} cannot be added" if conflict.candidate
             else "the selected plugins cannot live together in one environment")
     say(f"{paint('conflict', 'red')}: {lead}")
     say(f"  {conflict}")

@@ -301,6 +301,13 @@ class _Server(ThreadingHTTPServer):
     #: dropped SYN costs a one-second retransmit, for pip, uv and pm alike.
     request_queue_size = 256
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up mid-answer is normal for resolvers; anything else is printed."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # small responses would otherwise wait ~40 ms for an ACK

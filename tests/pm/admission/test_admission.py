@@ -108,3 +108,26 @@ def test_config_changed_during_admission_is_refused(env, monkeypatch):
     assert "- b" not in (home / "config.yaml").read_text()
     assert generations.read_state(home) == before_state
     assert "changed while pm was working" in latest(home)["failure"]["message"]
+
+
+def test_a_profiles_own_plugin_is_admitted_in_that_profile_and_conflicts_are_refused(env):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    (home / "config.yaml").write_text("plugins:\n  enabled:\n    - a\n")
+    work = home / "profiles" / "work"
+    plugin(work / "plugins" / "tools", "b", ["sharedlib>=2"])
+    plugin(work / "plugins" / "tools", "c", ["sharedlib>=1"])
+    (work / "config.yaml").write_text("plugins:\n  enabled: []\n")
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    primary, profile = (home / "config.yaml").read_bytes(), (work / "config.yaml").read_bytes()
+
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 3  # collides with a, one home over
+    assert ((home / "config.yaml").read_bytes(), (work / "config.yaml").read_bytes()) == (primary, profile)
+    assert latest(home)["conflict"]["plugins"] == ["tools/b", "a"]
+
+    assert main(["plugins", "enable", "c", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_bytes() == primary
+    assert (work / "config.yaml").read_text() == "plugins:\n  enabled:\n    - tools/c\n"
+    assert latest(home)["message"] == "plugin 'c' enabled in profile 'work'"
+    assert main(["plugins", "enable", "c", "--home", str(home)]) == 0
+    assert latest(home)["message"] == "plugin 'c' is already enabled"

@@ -147,3 +147,23 @@ def test_check_with_an_unknown_plugin_fails_clearly(home: Path, synced, capsys) 
     result = pm(capsys, home, "check", "--with", "nope")
     assert result.code == 1
     assert result.err.splitlines()[0] == f"error: no plugin named 'nope' in {home} (see `hermes pm scan`)"
+
+
+def test_an_enabled_plugin_with_a_broken_declaration_is_not_ready_and_never_silent(tmp_path, capsys):
+    """A typo in an enabled plugin's declaration must not make it vanish while check says ready."""
+    from pm.cli import main as pm_main
+
+    home = tmp_path / "home"
+    (home / "plugins/weather").mkdir(parents=True)
+    (home / "plugins/weather/plugin.yaml").write_text("pip_dependencies: ['sunrise-calc=>0.3']\n")
+    (home / "config.yaml").write_text("plugins: {enabled: [weather]}\n")
+    (tmp_path / "core.toml").write_text("[project]\nname='h'\ndependencies=[]\n")
+    (tmp_path / "lock.txt").write_text("")
+    argv = ["--home", str(home), "--no-index", "--core", str(tmp_path / "core.toml"),
+            "--core-lock", str(tmp_path / "lock.txt")]
+    assert pm_main(["sync", *argv]) == 0
+    err = capsys.readouterr().err
+    assert "plugin 'weather' is enabled but invalid, so it is left out of the environment: " in err
+    assert pm_main(["check", *argv]) == 4
+    out = capsys.readouterr().out
+    assert "weather" in out and "enabled but invalid, so not installed:" in out
