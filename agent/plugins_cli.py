@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from pm import generations
-from pm.admission import disable, enable
+from pm.admission import JOINS, disable, enable
 from pm.catalog import CatalogRefusal
 from pm.cli._common import add_common, add_resolution_options, flags_from, home_of
 from pm.cli._output import emit_json, paint, say, table
@@ -124,9 +124,12 @@ def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> i
 def run_install(args: argparse.Namespace) -> int:
     home = home_of(args)
     store = Store.for_home(home)
+    receipt = Receipt("install", home, candidate=args.name)
     with home_lock(home, store, timeout=args.lock_timeout, notify=say):
         installed = install(home, args.name, catalog_for(home), force=args.force)
     what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
+    receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
+    receipt.finish("ok", EXIT_OK)
     say(f"{what} plugin {installed.name!r} at {installed.root}")
     if args.enable:
         args.name = args.candidate = installed.name
@@ -138,8 +141,16 @@ def run_remove(args: argparse.Namespace) -> int:
     home = home_of(args)
     store = Store.for_home(home)
     with home_lock(home, store, timeout=args.lock_timeout, notify=say):
+        selected = gather(home, flags_from(args)).find(args.name)
+        if selected is not None and (selected.status in JOINS + ("sits-out",) or selected.enabled_but_invalid):
+            say(f"{paint('refused', 'red', sys.stderr)}: plugin {args.name!r} is enabled; run "
+                f"`hermes plugins disable {args.name}` first, then remove it")
+            return EXIT_FAILURE
         path = remove(home, args.name)
-    say(f"removed {path}; it stays listed in config.yaml until you edit it (run `hermes pm sync` to rebuild)")
+    receipt = Receipt("remove", home, candidate=args.name)
+    receipt.extra["removed"] = str(path)
+    receipt.finish("ok", EXIT_OK)
+    say(f"removed {path}")
     return EXIT_OK
 
 

@@ -72,9 +72,12 @@ def remove(home: Path, name: str) -> Path:
     target = plugins / name
     if not is_plugin_name(name) or "/" in name or ".." in name or not target.is_dir():
         raise InstallError(f"no installed plugin named {name!r} in {plugins}")
-    trash = plugins / f".removing-{uuid.uuid4().hex[:12]}"
-    os.rename(target, trash)
-    store.remove_tree(trash)
+    if target.is_symlink():
+        target.unlink()  # the link only: what it points to is not pm's to delete
+    else:
+        trash = plugins / f".removing-{uuid.uuid4().hex[:12]}"
+        os.rename(target, trash)
+        store.remove_tree(trash)
     _record(store, plugins, name, None)
     return target
 

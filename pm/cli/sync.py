@@ -80,6 +80,7 @@ def sync(inputs: Inputs, receipt: Receipt, store: Store, args: argparse.Namespac
         damage = current.problems()
         if not damage:
             receipt.generation = current.to_receipt(selected=True, restart_required=False)
+            receipt.resolution = current.record["resolution"]  # a successful receipt lists every file
             receipt.extra["message"] = ALREADY
             receipt.finish("ok", EXIT_OK)
             return EXIT_OK

@@ -145,3 +145,19 @@ def test_same_plugin_enabled_in_two_profiles_is_one_member(env):
     members = [p["name"] for p in json.loads((home / "pm/receipts/latest.json").read_text())["inputs"]["plugins"]
                if p["status"] == "member"]
     assert members == ["a", "a"]  # two roots (one per profile), one requirement set, no clash
+
+
+def test_remove_refuses_an_enabled_plugin_and_only_unlinks_a_symlinked_one(env, tmp_path):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    outside = plugin(tmp_path / "elsewhere", "linked", ["sharedlib"])
+    (home / "plugins" / "linked").symlink_to(outside)
+    (home / "config.yaml").write_text("plugins: {enabled: [a]}\n")
+    assert main(["plugins", "remove", "a", "--home", str(home)]) == 1
+    assert (home / "plugins/a/plugin.yaml").is_file()
+    assert main(["plugins", "remove", "linked", "--home", str(home)]) == 0
+    assert not (home / "plugins/linked").exists() and (outside / "plugin.yaml").is_file()
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("remove", "ok", "linked")
+    assert sorted(p.name for p in (home / "plugins").iterdir() if not p.name.startswith(".")) == ["a"]

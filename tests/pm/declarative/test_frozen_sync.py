@@ -173,12 +173,16 @@ def test_offline_without_the_files_fails_before_building(home: Path, capsys) -> 
         "beta-1.0-py3-none-any.whl, delta-1.0-py3-none-any.whl, gamma-1.0-py3-none-any.whl")
 
 
-def test_a_noop_sync_receipt_is_not_a_frozen_file(home: Path, capsys) -> None:
+def test_a_noop_sync_receipt_is_a_frozen_file_but_a_check_receipt_is_not(home: Path, capsys) -> None:
     _resolved_on(home, capsys)
     noop = pm(capsys, home, "sync", "--json").data
-    result = pm(capsys, home, "sync", "--from", noop["receipt_path"], "--json")
+    again = pm(capsys, home, "sync", "--from", noop["receipt_path"], "--json")
+    assert again.code == 0 and again.data["message"] == "already in sync"
+    pm(capsys, home, "check")
+    checked = str(home / "pm" / "receipts" / "latest.json")
+    result = pm(capsys, home, "sync", "--from", checked, "--json")
     assert result.code == 1
     assert result.data["failure"]["message"] == (
-        f"{noop['receipt_path']}: resolution: is null: this receipt (kind 'sync', outcome 'ok') records no "
+        f"{checked}: resolution: is null: this receipt (kind 'check', outcome 'ok') records no "
         "resolution; use one from a resolve or a sync that resolved, or `hermes pm export --format pylock "
         "--selected`")

@@ -40,7 +40,7 @@ def test_second_sync_is_a_noop(home: Path, capsys) -> None:
     receipt = latest(home)
     assert receipt["outcome"] == "ok" and receipt["message"] == "already in sync"
     assert receipt["generation"] == {**first, "restart_required": False}
-    assert receipt["resolution"] is None
+    assert receipt["resolution"] == generations.selected(home).record["resolution"]  # every file, for Nix
     assert generations.all_ids(home) == [first["id"]]
     written = max((home / "pm" / "receipts").glob("*-sync-*.json"))
     assert again.err == (f"already in sync\ngeneration {first['id']} is selected: {first['path']}\n"
