@@ -154,7 +154,9 @@ def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
         inputs = gather(home, flags)
         found = inputs.find(name)
         if found is None:
-            raise PmError(f"no plugin named {name!r} in {home} or its profiles (see `hermes plugins list`)")
+            from .cli.resolve import unknown_plugin
+
+            raise PmError(unknown_plugin(inputs, name))
         names = {found.plugin.key, found.plugin.root.leaf, name}
         edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
         inputs = gather(home, flags)

@@ -72,6 +72,8 @@ def read_config(home: Path) -> HomeConfig:
     memory = _section(data, "memory", path, problems)
     pm = _section(data, "pm", path, problems)
     security = _section(data, "security", path, problems)
+    problems += _near_misses(path, "plugins", plugins, ("enabled", "disabled"))
+    problems += _near_misses(path, "memory", memory, ("provider",))
     enabled = _names(plugins, "plugins.enabled", "enabled", path, problems)
     disabled = _names(plugins, "plugins.disabled", "disabled", path, problems)
     provider = memory.get("provider")
@@ -91,6 +93,19 @@ def read_config(home: Path) -> HomeConfig:
         pm=settings,
         allow_lazy_installs=security.get("allow_lazy_installs") is True,
     )
+
+
+def _near_misses(path: Path, section: str, data: dict[str, Any], known: tuple[str, ...]) -> list[Problem]:
+    """A key that is nearly one pm reads is an error: a typo must not silently change the selection.
+    (Other keys belong to the agent and are left alone.)"""
+    problems = []
+    for key in data:
+        if key in known or not isinstance(key, str):
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        if close:
+            problems.append(Problem(path, f"{section}.{key}", f"unknown key; did you mean {section}.{close[0]}?"))
+    return problems
 
 
 def _section(data: dict[str, Any], key: str, path: Path, problems: list[Problem]) -> dict[str, Any]:

@@ -12,7 +12,9 @@ import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -48,7 +50,8 @@ class Core:
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def load_core(pyproject: Path | None = None, lock_file: Path | None = None) -> Core:
+def load_core(pyproject: Path | None = None, lock_file: Path | None = None,
+              environment: dict[str, str] | None = None) -> Core:
     """Core from explicit files, else from the installed host distribution."""
     if pyproject is not None:
         requirements = read_pyproject_requirements(pyproject)
@@ -56,7 +59,7 @@ def load_core(pyproject: Path | None = None, lock_file: Path | None = None) -> C
     else:
         requirements, source = _installed_host_requirements()
     if lock_file is not None:
-        lock = read_lock(lock_file)
+        lock = read_lock(lock_file, environment)
         lock_source: str | None = str(lock_file)
     elif pyproject is None:
         lock = _installed_closure(requirements)
@@ -86,34 +89,60 @@ def read_pyproject_requirements(path: Path) -> list[Requirement]:
     return requirements
 
 
-def read_lock(path: Path) -> dict[NormalizedName, Version]:
-    """Pins from a PEP 751 lock (``packages[].name/version``) or ``name==version`` lines."""
+def read_lock(path: Path, environment: dict[str, str] | None = None) -> dict[NormalizedName, Version]:
+    """Pins from a PEP 751 lock (``packages[].name/version``, entries whose ``marker`` does not
+    apply to ``environment`` skipped) or from ``name==version`` lines (``--hash`` options, backslash
+    continuations and comments allowed, as ``hermes pm export --format requirements`` writes).
+    Two pins of one name that both apply are an error, never a silent last-one-wins."""
     source = read_text(path)
-    if path.suffix == ".toml":
-        try:
-            data = tomllib.loads(source.text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
-        entries = [(f"packages[{i}]", p.get("name"), p.get("version")) for i, p in enumerate(data.get("packages", []))]
-    else:
-        entries = []
-        for number, line in enumerate(source.text.splitlines(), 1):
-            line = line.split("#", 1)[0].strip()
-            if line:
-                name, _, version = line.partition("==")
-                entries.append((f"line {number}", name.strip() or None, version.strip() or None))
+    entries = _toml_entries(path, source.text, environment) if path.suffix == ".toml" else _line_entries(source.text)
     lock: dict[NormalizedName, Version] = {}
+    where: dict[NormalizedName, str] = {}
     problems = []
     for key, name, version in entries:
         try:
             if not isinstance(name, str) or not isinstance(version, str):
                 raise InvalidVersion
-            lock[canonicalize_name(name)] = Version(version)
+            pinned = canonicalize_name(name)
+            if pinned in lock:
+                problems.append(Problem(path, key, f"pins {pinned} again (also {where[pinned]}); one pin per package"))
+                continue
+            lock[pinned], where[pinned] = Version(version), key
         except InvalidVersion:
             problems.append(Problem(path, key, f"must be a pin 'name==version', got name={name!r} version={version!r}"))
     if problems:
         raise InputError(problems)
     return lock
+
+
+def _toml_entries(path: Path, text: str, environment: dict[str, str] | None) -> list[tuple[str, Any, Any]]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
+    entries = []
+    for i, package in enumerate(data.get("packages", [])):
+        marker = package.get("marker")
+        if marker and environment is not None:
+            try:
+                if not Marker(marker).evaluate({**environment, "extra": ""}):
+                    continue
+            except InvalidMarker as exc:
+                raise InputError.one(path, f"packages[{i}].marker", f"{marker!r} is not a PEP 508 marker: {exc}") from exc
+        entries.append((f"packages[{i}]", package.get("name"), package.get("version")))
+    return entries
+
+
+def _line_entries(text: str) -> list[tuple[str, Any, Any]]:
+    entries: list[tuple[str, Any, Any]] = []
+    for number, raw in enumerate(text.replace("\\\n", " ").splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        pin = line.split(" --", 1)[0].split(";", 1)[0].strip()
+        name, _, version = pin.partition("==")
+        entries.append((f"line {number}", name.strip() or None, version.strip() or None))
+    return entries
 
 
 def _installed_host_requirements() -> tuple[list[Requirement], str]:

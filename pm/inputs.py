@@ -84,7 +84,7 @@ def gather(home: Path, flags: Flags, *, candidate: str | None = None) -> Inputs:
     config = read_config(home)
     settings = resolve_settings(flags, config)
     target = target_for(settings.python)
-    core = load_core(settings.core, settings.core_lock)
+    core = load_core(settings.core, settings.core_lock, target.environment)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
                        candidate=candidate, primary=config)
     union = build_union(core, selection)

@@ -37,6 +37,16 @@ def _outcome(code: int) -> str:
     return {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
 
 
+def unknown_plugin(inputs: Inputs, name: str) -> str:
+    """The message for a plugin name nothing provides, with a "did you mean" when one is close."""
+    import difflib
+
+    known = sorted({s.plugin.key for s in inputs.selection.plugins} | {s.plugin.root.leaf for s in inputs.selection.plugins})
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else " (see `hermes plugins list`)"
+    return f"no plugin named {name!r} in {inputs.home} or its profiles{hint}"
+
+
 def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
     """The candidate's plugin key (``category/name`` for a plugin in a category folder); raises
     when it does not exist or cannot join the union."""
@@ -44,7 +54,7 @@ def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
         return None
     found = inputs.find(candidate)
     if found is None:
-        raise PmError(f"no plugin named {candidate!r} in {inputs.home} (see `hermes pm scan`)")
+        raise PmError(unknown_plugin(inputs, candidate))
     if found.status in ("invalid", "sits-out", "shadowed"):
         raise PmError(f"plugin {candidate!r} cannot join the union: {found.status}: {found.reason}")
     return found.plugin.key
@@ -71,7 +81,8 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     except Conflict as conflict:
         receipt.conflict = conflict_to_json(conflict)
         for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
-            receipt.step(command, why)
+            if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
+                receipt.step(command, why)
         receipt.finish("conflict", EXIT_CONFLICT)
         if not args.json:
             tell_conflict(conflict, receipt)

@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = gather(home_of(args), flags_from(args))
     receipt = start_receipt("why", inputs)
     direct = [t for t in inputs.union.requirements if canonicalize_name(t.requirement.name) == name]
+    locked = [f"{n}=={v}" for n, v in inputs.core.lock if n == name]
     receipt.extra["package"] = name
     code, resolution = resolve_with_receipt(inputs, receipt, args)
     pin = resolution.by_name().get(name) if resolution is not None else None
@@ -30,18 +31,21 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"package": name, "version": str(pin.version) if pin else None,
                    "required_by": [o.to_json() for o in pin.required_by] if pin else [],
                    "parents": [str(p) for p in pin.parents] if pin else [],
-                   "declared": [{"requirement": str(t.requirement), "origin": t.origin.to_json()} for t in direct]})
+                   "declared": [{"requirement": str(t.requirement), "origin": t.origin.to_json()} for t in direct]
+                   + [{"requirement": pin_text, "origin": {"kind": "core"}, "locked": True} for pin_text in locked]})
     elif pin is not None:
         print(f"{pin.name} {pin.version}")
         for parent in pin.parents:
             print(f"  {parent}")
         roots = ", ".join(str(o) for o in pin.required_by)
         print(f"  (pulled in by: {roots})")
-    elif direct:
+    elif direct or locked:
         print(f"{name} is declared but not resolved:")
+        for pin_text in locked:
+            print(f"  core locks {pin_text}")
         for tagged in direct:
             print(f"  {tagged.origin} requires {tagged.requirement}")
-    if pin is None and not direct and code == EXIT_OK:
+    if pin is None and not direct and not locked and code == EXIT_OK:
         say(f"error: {name} is not part of the resolution of {inputs.home}")
         return EXIT_FAILURE
     return code if pin is None and code != EXIT_OK else EXIT_OK

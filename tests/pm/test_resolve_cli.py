@@ -331,7 +331,7 @@ def test_with_an_unknown_plugin_exits_1_with_a_clear_message(home, index, capsys
     code = main(["resolve", *core_args(home), "--index-url", index.url, "--with", "nope"])
     err = capsys.readouterr().err.splitlines()
     assert code == 1
-    assert err[0] == f"error: no plugin named 'nope' in {home} (see `hermes pm scan`)"
+    assert err[0] == f"error: no plugin named 'nope' in {home} or its profiles; did you mean 'notes'?"
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
     assert (receipt["outcome"], receipt["candidate"]) == ("failed", "nope")

@@ -156,3 +156,11 @@ def test_yaml_booleans_as_plugin_names_get_a_hint(tmp_path, capsys):
         f"error: {tmp_path / 'config.yaml'}: plugins.enabled: must be a list of plugin names; True is not one "
         "(YAML reads bare on/off/yes/no as booleans: quote the name)"
     )
+
+
+def test_a_typo_in_a_selection_key_is_an_error_with_did_you_mean(tmp_path, capsys):
+    make(tmp_path, {"config.yaml": "plugins: {disabeld: [weather]}\nmemory: {provder: x, enabled: true}\n"})
+    assert main(["scan", "--home", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'config.yaml'}: plugins.disabeld: unknown key; did you mean plugins.disabled?" in err
+    assert f"{tmp_path / 'config.yaml'}: memory.provder: unknown key; did you mean memory.provider?" in err

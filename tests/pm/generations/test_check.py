@@ -146,7 +146,7 @@ def test_check_with_a_candidate(home: Path, synced, capsys) -> None:
 def test_check_with_an_unknown_plugin_fails_clearly(home: Path, synced, capsys) -> None:
     result = pm(capsys, home, "check", "--with", "nope")
     assert result.code == 1
-    assert result.err.splitlines()[0] == f"error: no plugin named 'nope' in {home} (see `hermes pm scan`)"
+    assert result.err.splitlines()[0] == f"error: no plugin named 'nope' in {home} or its profiles; did you mean 'notes'?"
 
 
 def test_an_enabled_plugin_with_a_broken_declaration_is_not_ready_and_never_silent(tmp_path, capsys):
