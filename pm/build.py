@@ -111,6 +111,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     record = {
         "id": gid,
         "fingerprint": inputs.fingerprint,
+        "declared_fingerprint": inputs.declared_fingerprint,
         "created_at": datetime.now(timezone.utc).isoformat(),
         "target": inputs.target.to_receipt(),
         "resolution": resolution_to_json(resolution),

@@ -27,6 +27,12 @@ class Inputs:
     union: Union
     fingerprint: str
 
+    @property
+    def declared_fingerprint(self) -> str:
+        """The fingerprint without resolution settings (index URLs, policies): what readiness
+        compares, since a different index does not make installed requirements unmet."""
+        return fingerprint(self.union, self.selection, self.target, None)
+
     def find(self, name: str) -> PluginStatus | None:
         """The plugin called ``name`` (key or leaf name), preferring a non-shadowed root."""
         matches = [s for s in self.selection.plugins if name in (s.plugin.key, s.plugin.root.leaf)]

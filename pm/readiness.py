@@ -100,7 +100,9 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
                      for origin, misses in by_origin.items())
     verdicts += tuple(Verdict(Origin(s.plugin.key, None), (f"enabled but invalid, so not installed: {s.reason}",))
                       for s in inputs.selection.plugins if s.enabled_but_invalid)
-    inputs_changed = generation.fingerprint != inputs.fingerprint
+    recorded = generation.record.get("declared_fingerprint")
+    inputs_changed = (recorded != inputs.declared_fingerprint if recorded
+                      else generation.fingerprint != inputs.fingerprint)
     problems = [INPUTS_CHANGED] if inputs_changed else []
     if not generation.python.exists():
         problems.append(f"generation {generation.id} is damaged: its interpreter {generation.python} is missing")

@@ -167,3 +167,13 @@ def test_an_enabled_plugin_with_a_broken_declaration_is_not_ready_and_never_sile
     assert pm_main(["check", *argv]) == 4
     out = capsys.readouterr().out
     assert "weather" in out and "enabled but invalid, so not installed:" in out
+
+
+def test_another_index_url_does_not_make_installed_requirements_unready(home, capsys):
+    """Readiness judges declarations against what is installed; resolution settings are not
+    declarations (sync still re-resolves for them)."""
+    from pm.cli import main as pm_main
+
+    assert pm_main(["sync", "--home", str(home)]) == 0
+    capsys.readouterr()
+    assert pm_main(["check", "--home", str(home), "--index-url", "http://127.0.0.1:9/simple/"]) == 0
