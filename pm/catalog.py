@@ -10,11 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
+from . import _yaml
 from ._files import read_text
 from .errors import InputError, PmError, Problem
 
@@ -62,9 +58,9 @@ def load_catalog(path: Path | None = None) -> Catalog:
     path = path or SHIPPED
     source = read_text(path)
     try:
-        data = yaml.load(source.text, Loader=_LOADER) or {}
-    except yaml.YAMLError as exc:
-        raise InputError.one(path, None, f"is not valid YAML: {' '.join(str(exc).split())}") from exc
+        data = _yaml.load(source.text) or {}
+    except _yaml.Error as exc:
+        raise InputError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
     if not isinstance(data, dict):
         raise InputError.one(path, None, "must be a mapping with 'entries' and 'removed'")
     problems: list[Problem] = []

@@ -12,11 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
+from . import _yaml
 from ._files import read_text
 from .errors import ConfigError, InputError, Problem
 
@@ -60,9 +56,9 @@ def read_config(home: Path) -> HomeConfig:
     except InputError as exc:
         raise ConfigError(list(exc.problems)) from exc
     try:
-        data = yaml.load(source.text, Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        raise ConfigError.one(path, None, f"is not valid YAML: {' '.join(str(exc).split())}") from exc
+        data = _yaml.load(source.text)
+    except _yaml.Error as exc:
+        raise ConfigError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-#: libyaml's safe loader when available (about 8x faster), else PyYAML's own.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from . import _yaml
 from ._files import TextFile, read_text
 from .errors import InputError, Problem
 
@@ -135,9 +132,9 @@ def _load(source: TextFile) -> dict[str, Any]:
         if source.path.suffix == ".json":
             data = json.loads(source.text)
         else:
-            data = yaml.load(source.text, Loader=_LOADER)
-    except (yaml.YAMLError, ValueError) as exc:
-        detail = str(exc).replace("\n", " ")
+            data = _yaml.load(source.text)
+    except (_yaml.Error, ValueError) as exc:
+        detail = _yaml.describe(exc) if isinstance(exc, _yaml.Error) else str(exc).replace("\n", " ")
         raise InputError.one(source.path, None, f"is not valid {source.path.suffix[1:].upper()}: {detail}") from exc
     if data is None:
         return {}
