@@ -5,6 +5,7 @@
 - :mod:`pm.testing.homes` — homes, profiles and plugin roots of every declaration style.
 - :mod:`pm.testing.sdists` — sdists with an in-tree PEP 517 backend that build offline (dynamic metadata).
 - :mod:`pm.testing.receipts` — validation of receipts against the shipped JSON Schema.
+- :mod:`pm.testing.cli` — run pm's CLI in the test process; the latest receipt.
 
 Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is used at runtime.
 """

@@ -2,37 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from pm import generations
-from pm.cli import main
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-def pm(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> Result:
-    """Run ``hermes pm <args> --home <home>`` in this process; ``--json`` output is parsed."""
-    capsys.readouterr()
-    code = main([*args, "--home", str(home)])
-    captured = capsys.readouterr()
-    data = json.loads(captured.out) if "--json" in args and captured.out.strip() else {}
-    return Result(code, captured.out, captured.err, data)
-
-
-def latest(home: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((home / "pm" / "receipts" / "latest.json").read_text())
-    return data
+from pm.testing.cli import Result, latest, pm  # noqa: F401 - shared by these tests
 
 
 def pins_of(generation: generations.Generation | None) -> dict[str, str]:

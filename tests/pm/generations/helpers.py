@@ -3,39 +3,17 @@ generation, read receipts and state."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from pm import generations
-from pm.cli import main
+from pm.testing.cli import Result, latest, pm  # noqa: F401 - shared by these tests
 
 PINS = {"alpha": "1.0", "beta": "1.0", "delta": "1.0", "gamma": "1.0"}
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-def pm(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> Result:
-    """Run ``hermes pm <args> --home <home>`` in this process; ``--json`` output is parsed."""
-    capsys.readouterr()
-    code = main([*args, "--home", str(home)])
-    captured = capsys.readouterr()
-    data = json.loads(captured.out) if "--json" in args and captured.out.strip() else {}
-    return Result(code, captured.out, captured.err, data)
 
 
 def pm_process(env: dict[str, str], home: Path, *args: str, **extra: str) -> subprocess.Popen[str]:
@@ -59,11 +37,6 @@ def kill(process: subprocess.Popen[str]) -> None:
     process.send_signal(signal.SIGKILL)
     process.communicate()
     assert process.returncode == -signal.SIGKILL
-
-
-def latest(home: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((home / "pm" / "receipts" / "latest.json").read_text())
-    return data
 
 
 def state_bytes(home: Path) -> bytes:
