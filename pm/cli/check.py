@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     readiness = check(inputs, generation)
     receipt = start_receipt("check", inputs, args.candidate)
     receipt.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
+    if generation is not None:  # what the checked environment holds: every file, for declarative builds
+        receipt.resolution = generation.record["resolution"]
     receipt.extra["readiness"] = readiness.to_json()
     ready = readiness.ready
     candidate = None

@@ -173,16 +173,16 @@ def test_offline_without_the_files_fails_before_building(home: Path, capsys) -> 
         "beta-1.0-py3-none-any.whl, delta-1.0-py3-none-any.whl, gamma-1.0-py3-none-any.whl")
 
 
-def test_a_noop_sync_receipt_is_a_frozen_file_but_a_check_receipt_is_not(home: Path, capsys) -> None:
+def test_a_noop_sync_receipt_is_a_frozen_file_but_a_failed_one_is_not(home: Path, capsys) -> None:
     _resolved_on(home, capsys)
     noop = pm(capsys, home, "sync", "--json").data
     again = pm(capsys, home, "sync", "--from", noop["receipt_path"], "--json")
     assert again.code == 0 and again.data["message"] == "already in sync"
-    pm(capsys, home, "check")
-    checked = str(home / "pm" / "receipts" / "latest.json")
-    result = pm(capsys, home, "sync", "--from", checked, "--json")
+    assert pm(capsys, home, "resolve", "--with", "no-such-plugin").code == 1
+    failed = str(home / "pm" / "receipts" / "latest.json")
+    result = pm(capsys, home, "sync", "--from", failed, "--json")
     assert result.code == 1
     assert result.data["failure"]["message"] == (
-        f"{checked}: resolution: is null: this receipt (kind 'check', outcome 'ok') records no "
+        f"{failed}: resolution: is null: this receipt (kind 'resolve', outcome 'failed') records no "
         "resolution; use one from a resolve or a sync that resolved, or `hermes pm export --format pylock "
         "--selected`")

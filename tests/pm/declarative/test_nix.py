@@ -124,9 +124,9 @@ def test_a_selected_export_a_pylock_and_the_generation_record_name_the_same_stor
 
 def test_a_receipt_without_resolution_is_refused_with_a_message(home: Path, nix: Nix, capsys) -> None:
     assert pm(capsys, home, "sync").code == 0
-    pm(capsys, home, "check")
+    pm(capsys, home, "resolve", "--with", "no-such-plugin")
     receipt = home / "pm" / "receipts" / "latest.json"
     done = nix.evaluate(f"import {NIX_FUNCTION} {{ source = {receipt}; }}")
     assert done.returncode != 0
-    assert ("hermes-pm: this receipt (kind check, outcome ok) records no resolution; use the receipt of a "
+    assert ("hermes-pm: this receipt (kind resolve, outcome failed) records no resolution; use the receipt of a "
             "resolve, or `hermes pm export --format nix --selected`") in done.stderr, done.stderr
