@@ -33,7 +33,7 @@ class PluginStatus:
     plugin: Plugin
     status: str
     reason: str
-    homes: tuple[str, ...] = ()  # homes whose selection names it
+    homes: tuple[str, ...] = ()  # the homes (paths) whose selection names it
 
     @property
     def is_member(self) -> bool:
@@ -133,7 +133,7 @@ def select(
         members = tuple(s.plugin.key for s in _in_selection_order(judged, config) if s.is_member)
         home_selections.append(HomeSelection(path, name, config, members))
         for verdict in judged:
-            _merge(verdicts, verdict, name or "(home)")
+            _merge(verdicts, verdict, str(path))
     notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"
                 for v in verdicts.values() if v.enabled_but_invalid]
     return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
