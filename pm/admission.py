@@ -158,11 +158,17 @@ def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
 
             raise PmError(unknown_plugin(inputs, name))
         names = {found.plugin.key, found.plugin.root.leaf, name}
+        memory_homes = [h.home for h in inputs.selection.homes if h.config.memory_provider in names]
         edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
         inputs = gather(home, flags)
         receipt = start_receipt("disable", inputs, name)
         receipt.extra["disabled"] = found.plugin.key
         receipt.extra["configs_changed"] = edited
+        for where in memory_homes:
+            receipt.warnings.append(
+                f"MEMORY PROVIDER {found.plugin.key!r} is memory.provider in {where / CONFIG_NAME}: the agent there "
+                f"now runs WITHOUT its memory; set another memory.provider, or run `hermes plugins enable "
+                f"{found.plugin.key}` to bring it back")
         code = sync(inputs, receipt, store, args)
     return code, receipt
 

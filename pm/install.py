@@ -60,7 +60,7 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     try:
         fetched, provenance = _fetch(entry, spec, staging)
         name = entry.name if entry else _name_of(fetched, spec)
-        _validate(name, fetched, staging)
+        _validate(name, fetched, staging, entry, catalog)
         return _move_into_place(store, plugins, name, fetched, provenance, force)
     finally:
         store.remove_tree(staging)
@@ -99,8 +99,12 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
     folder = Path(spec).expanduser().resolve()
     if not folder.is_dir():
         raise InstallError(f"{spec}: no such folder")
+    plugins = staging.parent.resolve()
+    if plugins == folder or plugins.is_relative_to(folder):
+        raise InstallError(f"{spec}: holds {plugins} itself; refusing to install a folder that contains the "
+                           "plugins folder (give the plugin's own folder)")
     target = staging / "src"
-    shutil.copytree(folder, target, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+    shutil.copytree(folder, target, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__", ".staging-*", ".removing-*"))
     return target, {"source": "folder", "path": str(folder), "sha256": _tree_sha256(target), "installed_at": now}
 
 
@@ -168,9 +172,12 @@ def _name_of(root: Path, spec: str) -> str:
     return name
 
 
-def _validate(name: str, root: Path, staging: Path) -> None:
+def _validate(name: str, root: Path, staging: Path, entry: Entry | None, catalog: Catalog) -> None:
     if not root.is_dir():
-        raise InstallError(f"{root}: the source has no such folder")
+        if entry is not None:
+            raise InstallError(f"{catalog.file}: entry {name!r}: subdir {entry.subdir!r} does not exist in "
+                               f"{entry.git or entry.archive} at {entry.pin}; refused")
+        raise InstallError(f"{root.relative_to(staging)}: the source has no such folder")
     plugin = inspect(PluginRoot(name, root, "user", staging))
     if plugin.problems:
         raise InstallError(f"plugin {name!r} is invalid; not installed: " + "; ".join(plugin.problems))

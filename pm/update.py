@@ -72,31 +72,39 @@ def update(home: Path, flags: Flags, args: argparse.Namespace,
 
     store = Store.for_home(home)
     installed_names: list[str] = []
+    refused: list[str] = []
     with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
         catalog = catalog_for(home)
         for missing in missing_providers(home):
-            installed_names += _install_one(missing, catalog, say)
+            names, problem = _install_one(missing, catalog, say)
+            installed_names += names
+            refused += [problem] if problem else []
         inputs = gather(home, flags)
         receipt = start_receipt("update", inputs)
         receipt.extra["installed"] = installed_names
+        if refused:  # a configured memory provider that could not be installed: a failure, not ok
+            receipt.failure = {"kind": "install", "message": "; ".join(refused), "url": None}
+            receipt.finish("failed", 1)
+            return 1, receipt, inputs
         code = sync(inputs, receipt, store, args)
     return code, receipt, inputs
 
 
-def _install_one(missing: Missing, catalog: Catalog, say: Callable[[str], None]) -> list[str]:
+def _install_one(missing: Missing, catalog: Catalog, say: Callable[[str], None]) -> tuple[list[str], str | None]:
+    """(names installed, the refusal when the catalog entry could not be installed)."""
     where = missing.home
     try:
         installed = install_missing(missing, catalog)
     except (InstallError, CatalogRefusal) as refusal:
-        say(f"{where}: memory provider {missing.provider!r} NOT installed: {refusal}")
-        return []
+        say(f"!!! {where}: memory provider {missing.provider!r} NOT installed: {refusal}")
+        return [], f"memory provider {missing.provider!r} for {where}: {refusal}"
     if installed is None:
         say(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
             "and the catalog has no such entry; the agent runs WITHOUT its memory")
-        return []
+        return [], None
     say(f"{where}: installed memory provider {installed.name!r} "
         f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
-    return [installed.name]
+    return [installed.name], None
 
 
 _LAZY_DONE: set[tuple[str, str]] = set()

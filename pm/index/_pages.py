@@ -64,22 +64,28 @@ def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
         raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({exc})") from None
     if version.split(".")[0] != "1":
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
-    entries = [e for e in files if isinstance(e, dict)] if isinstance(files, list) else []
+    if not isinstance(files, list):
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ('files' is a {type(files).__name__}, not a list)")
+    entries = [e for e in files if isinstance(e, dict)]
     links = (_json_link(entry, page_url, source) for entry in entries)
     return tuple(link for link in links if link is not None)
 
 
 def _json_link(entry: dict[str, Any], page_url: str, source: str) -> FileLink | None:
-    filename, hashes = entry.get("filename"), entry.get("hashes")
+    filename, hashes, url = entry.get("filename"), entry.get("hashes"), entry.get("url")
     if not isinstance(filename, str):
         return None
+    if "/" in filename or "\\" in filename:
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
+    if not isinstance(url, str) or not url.strip():
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
     sha = hashes.get("sha256") if isinstance(hashes, dict) else None
     size, requires_python = entry.get("size"), entry.get("requires-python")
     if not isinstance(requires_python, str) or not requires_python.strip():
         requires_python = None
     return FileLink.parse(
         filename,
-        urldefrag(urljoin(page_url, str(entry.get("url", ""))))[0],
+        urldefrag(urljoin(page_url, url))[0],
         sha256=sha.lower() if isinstance(sha, str) and sha else None,
         size=size if isinstance(size, int) else None,
         requires_python=requires_python,

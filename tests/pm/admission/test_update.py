@@ -161,3 +161,38 @@ def test_remove_refuses_an_enabled_plugin_and_only_unlinks_a_symlinked_one(env, 
     assert_valid_receipt(receipt)
     assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("remove", "ok", "linked")
     assert sorted(p.name for p in (home / "plugins").iterdir() if not p.name.startswith(".")) == ["a"]
+
+
+def test_a_catalog_subdir_that_does_not_exist_fails_the_update(env, provider_repo, capsys):
+    repo, commit = provider_repo
+    cat = env / "catalog.json"
+    cat.write_text(json.dumps({"entries": [{"name": "honcho", "kind": "memory", "subdir": "providers/nope",
+                                            "source": {"git": str(repo), "commit": commit}}]}))
+    home = home_with_provider(env, cat)
+    assert main(["update", "--home", str(home)]) == 1
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"]) == ("update", "failed")
+    assert receipt["failure"]["message"] == (
+        f"memory provider 'honcho' for {home}: {cat}: entry 'honcho': subdir 'providers/nope' does not exist in "
+        f"{repo} at commit {commit}; refused")
+
+
+def test_installing_a_folder_that_holds_the_plugins_folder_is_refused(env, capsys):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib"])
+    (home / "config.yaml").write_text("{}\n")
+    assert main(["plugins", "install", str(home), "--home", str(home)]) == 1
+    assert (f"{home}: holds {home / 'plugins'} itself; refusing to install a folder that contains the plugins "
+            "folder") in capsys.readouterr().err
+    assert sorted(p.name for p in (home / "plugins").iterdir()) == ["a"]
+
+
+def test_disabling_the_memory_provider_warns_loudly(env, capsys):
+    home = env / "home"
+    plugin(home / "plugins", "mem", ["sharedlib>=1"], kind="memory")
+    (home / "config.yaml").write_text("memory: {provider: mem}\n")
+    assert main(["plugins", "disable", "mem", "--home", str(home)]) == 0
+    assert "!!! MEMORY PROVIDER 'mem' is memory.provider in" in capsys.readouterr().err
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert any("runs WITHOUT its memory" in w for w in receipt["warnings"])

@@ -321,3 +321,16 @@ def test_credentials_in_the_index_url_become_basic_auth_and_go_nowhere_else(
     with pytest.raises(IndexFailure) as caught:
         HttpClient().get(dead)
     assert str(caught.value) == f"http://me:****@127.0.0.1:{closed_port}/simple/: connection refused"
+
+
+def test_a_json_page_with_files_not_a_list_or_a_file_without_url_is_an_index_failure() -> None:
+    from pm.index._pages import parse_json
+
+    with pytest.raises(IndexFailure) as caught:
+        parse_json(b'{"meta": {"api-version": "1.0"}, "name": "a", "files": {"x": 1}}', "http://i/simple/a/", "i")
+    assert str(caught.value) == "http://i/simple/a/: invalid PEP 691 JSON page ('files' is a dict, not a list)"
+    page = b'{"meta": {"api-version": "1.0"}, "name": "a", "files": [{"filename": "a-1.0-py3-none-any.whl"}]}'
+    with pytest.raises(IndexFailure) as caught:
+        parse_json(page, "http://i/simple/a/", "i")
+    assert str(caught.value) == ("http://i/simple/a/: invalid PEP 691 JSON page: file "
+                                 "'a-1.0-py3-none-any.whl' has no url")
