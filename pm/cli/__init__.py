@@ -18,7 +18,7 @@ from ..errors import EXIT_FAILURE, PmError
 from ..receipt import Receipt
 from ..settings import resolve_home
 from ._common import add_common, add_resolution_options, home_of
-from ._output import paint, say
+from ._output import emit_json, paint, say
 
 #: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
 #: Command modules are imported only when that command runs (or for --help), so a no-op
@@ -110,14 +110,14 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
 def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     """A failure before the command could start its own receipt still leaves one (invariant 9)."""
     home = resolve_home(args.home)
-    if not home.is_dir():
-        return
     receipt = Receipt(_KINDS.get(args.command, args.command), home)
     receipt.failure = {"kind": type(exc).__name__, "message": str(exc), "url": getattr(exc, "url", None)}
     problems = getattr(exc, "problems", ())
     if problems:
         receipt.failure["problems"] = [str(p) for p in problems]
-    receipt.finish("failed", exc.exit_code)
+    data = receipt.finish("failed", exc.exit_code) if home.is_dir() else receipt.to_json("failed", exc.exit_code)
+    if getattr(args, "json", False):  # scripts reading --json get the failure as data too
+        emit_json(data | {"receipt_path": str(receipt.path) if receipt.path else None})
     if receipt.path is not None:
         say(f"receipt: {receipt.path}")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import generations, leases
-from ..errors import EXIT_FAILURE, EXIT_OK
+from ..errors import EXIT_FAILURE, EXIT_OK, PmError
 from ..lock import home_lock
 from ..receipt import Receipt
 from ..store import Store
@@ -97,6 +97,8 @@ class Rollback:
         elif code == EXIT_OK:
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
                 "running hermes processes keep theirs until they restart")
+            for warning in receipt.warnings:
+                say(f"warning: {warning}")
         else:
             say(f"error: cannot roll back: {receipt.failure['message'] if receipt.failure else '?'}")
         return code
@@ -121,5 +123,20 @@ def rollback(home: Path, store: Store, receipt: Receipt) -> int:
     generations.select(home, store, target)
     receipt.generation = target.to_receipt(selected=True, restart_required=True)
     receipt.extra["message"] = f"generation {target.id} is selected again (was {state.get('selected')})"
+    receipt.warnings += _unmet_after_rollback(home, target)
     receipt.finish("ok", EXIT_OK)
     return EXIT_OK
+
+
+def _unmet_after_rollback(home: Path, target: generations.Generation) -> list[str]:
+    """What the current selection declares that the rolled-back generation does not hold."""
+    from ..inputs import gather
+    from ..readiness import check
+    from ..settings import Flags
+
+    try:
+        readiness = check(gather(home, Flags()), target)
+    except PmError:
+        return []
+    return [f"after rollback, {v.name} is not ready: {v.reason()} (run `hermes pm sync`, or disable it)"
+            for v in readiness.verdicts if not v.ready]

@@ -131,3 +131,15 @@ def test_a_profiles_own_plugin_is_admitted_in_that_profile_and_conflicts_are_ref
     assert latest(home)["message"] == "plugin 'c' enabled in profile 'work'"
     assert main(["plugins", "enable", "c", "--home", str(home)]) == 0
     assert latest(home)["message"] == "plugin 'c' is already enabled"
+
+
+def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, capsys):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    assert main(["plugins", "disable", "a", "--home", str(home)]) == 0
+    assert main(["plugins", "enable", "b", "--home", str(home)]) == 0
+    capsys.readouterr()
+    assert main(["pm", "rollback", "--home", str(home)]) == 0
+    err = capsys.readouterr().err  # the previous generation is the one built after 'disable a': empty
+    assert "warning: after rollback, b is not ready: " in err
+    assert "requires sharedlib>=2; installed: not installed (run `hermes pm sync`, or disable it)" in err
