@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json(receipt.to_json(_outcome(code), code) | {"receipt_path": str(receipt.path)})
     elif resolution is not None:
         print(render(inputs, resolution, receipt.extra.get("seconds", 0.0)))
+        for warning in resolution.warnings:
+            say(f"warning: {warning}")
     if not args.json and receipt.path is not None:
         say(f"receipt: {receipt.path}")
     return code
@@ -98,6 +100,7 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
                 say("this is a failure to fetch, not a verdict on your plugins: nothing was changed")
         return EXIT_FAILURE, None
     receipt.resolution = resolution_to_json(resolution)
+    receipt.warnings += list(resolution.warnings)
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
     if finish_ok:
         receipt.finish("ok", EXIT_OK)

@@ -144,6 +144,7 @@ def sync_from(inputs: Inputs, receipt: Receipt, store: Store, args: argparse.Nam
         return _failed(inputs, receipt, store, failure, args)
     receipt.extra["frozen"]["local_files"] = list(local)
     receipt.resolution = resolution_to_json(resolution)
+    receipt.warnings += list(resolution.warnings)
     frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256)
     current = generations.selected(inputs.home)
     if current is not None and current.fingerprint == frozen_inputs.fingerprint \

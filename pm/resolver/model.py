@@ -119,6 +119,7 @@ class Pin:
 @dataclass(frozen=True)
 class Resolution:
     pins: tuple[Pin, ...]
+    warnings: tuple[str, ...] = ()
 
     def by_name(self) -> dict[NormalizedName, Pin]:
         return {p.name: p for p in self.pins}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from packaging.requirements import Requirement
-from packaging.utils import NormalizedName
+from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
 from ..core import Core
@@ -13,6 +16,8 @@ from ..union import Origin, Union
 from .explain import TooComplex, explain
 from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution
 from .provider import Builder, Provider
+
+_EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
 #: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
 MAX_ROUNDS = 20_000
@@ -63,7 +68,24 @@ def resolve_union(
         raise TooComplex(max_rounds) from None
     finally:
         provider.close()
-    return _to_resolution(result)
+    resolution = _to_resolution(result)
+    return replace(resolution, warnings=_missing_extras(result, provider))
+
+
+def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:
+    """Extras asked for that the pinned distribution does not provide (they add nothing)."""
+    warnings = []
+    for candidate in result.mapping.values():  # type: ignore[attr-defined]
+        if not candidate.extras or candidate.link is None:
+            continue
+        metadata = provider.metadata(candidate.link)
+        known = set(metadata.provides_extra) | {
+            canonicalize_name(m) for r in metadata.requires_dist if r.marker is not None
+            for m in _EXTRA.findall(str(r.marker))}
+        for extra in sorted(set(candidate.extras) - known):
+            warnings.append(f"{candidate.name} {candidate.version} does not provide the extra {extra!r}; "
+                            "it adds nothing (check the spelling in the plugin's declaration)")
+    return tuple(warnings)
 
 
 def _to_resolution(result: object) -> Resolution:

@@ -59,6 +59,8 @@ def test_case(case_file, index, tmp_path, capsys, monkeypatch):
     assert json.loads((home / "pm/receipts/latest.json").read_text())["outcome"] == receipt["outcome"]
     if "resolved" in case:
         assert code == 0, receipt.get("conflict") or receipt.get("failure")
+        for warning in case.get("warnings", []):
+            assert warning in receipt["warnings"], receipt["warnings"]
         pins = {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
         assert pins == case["resolved"], case["note"]
         return
