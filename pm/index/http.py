@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from http import HTTPStatus
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .base import IndexFailure
@@ -144,6 +144,7 @@ class HttpClient:
             else:
                 raise IndexFailure(redact(url),
                                    f"unsupported URL scheme {scheme!r} (http or https only)")
+            connection._create_connection = _connect  # type: ignore[attr-defined]
             connections[key] = connection
             with self._lock:
                 self._opened.append(connection)
@@ -189,6 +190,44 @@ class HttpClient:
             raise IndexFailure(redact(url), "while reading the body: "
                                + _describe(exc, self.timeout, parts.hostname or "")) from None
         return b"".join(chunks)
+
+
+_DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)
+_ADDRESSES: dict[tuple[str, int], list[Any]] = {}
+_ADDRESSES_LOCK = threading.Lock()
+
+
+def _addresses(host: str, port: int) -> list[Any]:
+    """``getaddrinfo`` once per (host, port) per process, one lookup at a time.
+
+    Many fetch threads opening their first connection at once each asked the resolver, and with
+    some resolvers a burst of parallel lookups loses answers: every such connect then waited the
+    resolver's 5 s timeout. Seen against the public file host; one cached lookup removes it."""
+    with _ADDRESSES_LOCK:
+        found = _ADDRESSES.get((host, port))
+        if found is None:
+            found = _ADDRESSES[(host, port)] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+        return found
+
+
+def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
+             source_address: Any = None) -> socket.socket:
+    """``socket.create_connection`` over the cached addresses (TLS still verifies the host name)."""
+    host, port = address
+    error: OSError | None = None
+    for family, kind, proto, _, target in _addresses(host, port):
+        sock = socket.socket(family, kind, proto)
+        try:
+            if timeout is not _DEFAULT_TIMEOUT:
+                sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(target)
+            return sock
+        except OSError as exc:
+            error = exc
+            sock.close()
+    raise error or OSError(f"cannot connect to {host}:{port}")
 
 
 def redact(url: str) -> str:
