@@ -14,6 +14,8 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from .base import FileLink, IndexFailure
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
@@ -54,6 +56,18 @@ def _json_yanked(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _specifier_or_none(value: object) -> str | None:
+    """An index's Requires-Python when it parses; an unparsable one is dropped (as pip does): the
+    file's own metadata still carries its Requires-Python, which the resolver checks."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        return None
+    return value.strip()
+
+
 def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
     """PEP 691: ``files[]`` with url, hashes, requires-python, yanked, core-metadata, size…"""
     try:
@@ -81,8 +95,7 @@ def _json_link(entry: dict[str, Any], page_url: str, source: str) -> FileLink | 
         raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
     sha = hashes.get("sha256") if isinstance(hashes, dict) else None
     size, requires_python = entry.get("size"), entry.get("requires-python")
-    if not isinstance(requires_python, str) or not requires_python.strip():
-        requires_python = None
+    requires_python = _specifier_or_none(requires_python)
     return FileLink.parse(
         filename,
         urldefrag(urljoin(page_url, url))[0],
@@ -147,7 +160,7 @@ def parse_html(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
         url, fragment = urldefrag(urljoin(base, href))
         algorithm, _, digest = fragment.partition("=")
         filename = url.rsplit("/", 1)[-1] or "".join(text).strip()
-        requires_python = (attrs.get("data-requires-python") or "").strip() or None
+        requires_python = _specifier_or_none(attrs.get("data-requires-python"))
         link = FileLink.parse(
             unquote(filename),
             url,

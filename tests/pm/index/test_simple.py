@@ -334,3 +334,12 @@ def test_a_json_page_with_files_not_a_list_or_a_file_without_url_is_an_index_fai
         parse_json(page, "http://i/simple/a/", "i")
     assert str(caught.value) == ("http://i/simple/a/: invalid PEP 691 JSON page: file "
                                  "'a-1.0-py3-none-any.whl' has no url")
+
+
+def test_an_unparsable_requires_python_on_the_index_page_is_dropped() -> None:
+    from pm.index._pages import parse_json
+
+    page = (b'{"meta": {"api-version": "1.0"}, "name": "a", "files": [{"filename": "a-1.0-py3-none-any.whl", '
+            b'"url": "a-1.0-py3-none-any.whl", "hashes": {}, "requires-python": ">=>3"}]}')
+    (link,) = parse_json(page, "http://i/simple/a/", "i")
+    assert link.requires_python is None
