@@ -91,7 +91,9 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
         return Readiness(None, (), False, ("no generation is selected; run `hermes pm sync`",))
     installed = installed_versions(generation.site_packages)
     by_origin = _declared_unmet(inputs, installed, generation.site_packages)
-    for origin, misses in _closure_unmet(generation, installed, inputs.target.environment).items():
+    by_name = {o.plugin: o for o in by_origin}  # receipts name plugins without their files
+    for short, misses in _closure_unmet(generation, installed, inputs.target.environment).items():
+        origin = by_name.get(short.plugin, short)
         if origin in by_origin:  # a direct requirement already names the package: say it once
             named = {package for package, _ in by_origin[origin]}
             by_origin[origin] += [m for m in dict.fromkeys(misses) if m[0] not in named]

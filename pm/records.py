@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,10 @@ def pin_to_json(pin: Pin) -> dict[str, Any]:
         "name": pin.name,
         "version": str(pin.version),
         "extras": sorted(pin.extras),
-        "required_by": [o.to_json() for o in pin.required_by],
-        "parents": [str(p) for p in pin.parents],
+        # Plugins by name only: their declaration files are listed once, in inputs.plugins; repeating
+        # the paths for every pin made a 200-plugin receipt several times larger.
+        "required_by": [_by_name(o).to_json() for o in pin.required_by],
+        "parents": [str(replace(p, origin=_by_name(p.origin)) if p.origin else p) for p in pin.parents],
         "dependencies": list(pin.dependencies),
         "file": {
             "url": link.url,
@@ -51,6 +54,10 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
                         frozenset(item.get("extras", ())), origins, (),
                         tuple(item.get("dependencies", ()))))
     return Resolution(tuple(pins))
+
+
+def _by_name(origin: Origin) -> Origin:
+    return Origin(origin.plugin, None)
 
 
 def conflict_to_json(conflict: Conflict) -> dict[str, Any]:

@@ -32,12 +32,12 @@ class Origin:
     def __str__(self) -> str:
         if self.plugin is None:
             return "core"
-        return f"plugin {self.plugin!r} ({self.file})"
+        return f"plugin {self.plugin!r} ({self.file})" if self.file else f"plugin {self.plugin!r}"
 
     def to_json(self) -> dict[str, Any]:
         if self.plugin is None:
             return {"kind": "core"}
-        return {"kind": "plugin", "plugin": self.plugin, "file": self.file}
+        return {"kind": "plugin", "plugin": self.plugin} | ({"file": self.file} if self.file else {})
 
 
 @dataclass(frozen=True)
