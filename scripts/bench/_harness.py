@@ -8,6 +8,7 @@ untimed first run.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -16,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `pm.testing` is imported from the checkout
@@ -71,6 +73,22 @@ def work_dir(keep: bool) -> tempfile.TemporaryDirectory[str] | Path:
     if keep:
         return Path(tempfile.mkdtemp(prefix="hermes-bench-"))
     return tempfile.TemporaryDirectory(prefix="hermes-bench-")
+
+
+_outputs = itertools.count()
+
+
+def pm_argv(python: str, command: str, layout: Any, url: str, *extra: str) -> list[str]:
+    """``python -m pm COMMAND`` on a workload's home, index and empty core."""
+    return [python, "-m", "pm", command, "--home", str(layout.home), "--index-url", url,
+            "--core", str(layout.core), "--core-lock", str(layout.core_lock), *extra]
+
+
+def uv_compile_argv(python: str, layout: Any, url: str, cache: Path) -> list[str]:
+    """``uv pip compile`` of a workload's root requirements, into a fresh output (no preferences)."""
+    output = layout.requirements_in.parent / f"uv-out-{next(_outputs)}.txt"
+    return [UV, "pip", "compile", str(layout.requirements_in), "--index-url", url, "--python", python,
+            "--cache-dir", str(cache), "--quiet", "--output-file", str(output)]
 
 
 def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:

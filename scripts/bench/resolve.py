@@ -15,7 +15,6 @@ This is a benchmark script, not a test: it prints figures and never fails on the
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import sys
@@ -26,55 +25,16 @@ import workloads
 
 from pm.testing import LocalIndex, build_packages
 
-_outputs = itertools.count()
-
-
-def ours_argv(python: str, layout: workloads.Layout, url: str, *extra: str) -> list[str]:
-    return [
-        python,
-        "-m",
-        "pm",
-        "resolve",
-        "--home",
-        str(layout.home),
-        "--index-url",
-        url,
-        "--core",
-        str(layout.core),
-        "--core-lock",
-        str(layout.core_lock),
-        *extra,
-    ]
-
-
-def uv_argv(python: str, layout: workloads.Layout, url: str, cache: Path) -> list[str]:
-    output = layout.requirements_in.parent / f"uv-out-{next(_outputs)}.txt"  # fresh: no preferences
-    return [
-        h.UV,
-        "pip",
-        "compile",
-        str(layout.requirements_in),
-        "--index-url",
-        url,
-        "--python",
-        python,
-        "--cache-dir",
-        str(cache),
-        "--quiet",
-        "--output-file",
-        str(output),
-    ]
-
 
 def ours_pins(
     python: str, layout: workloads.Layout, url: str, env: dict[str, str]
 ) -> dict[str, str]:
-    _, out = h.run(ours_argv(python, layout, url, "--json"), env)
+    _, out = h.run(h.pm_argv(python, "resolve", layout, url, "--json"), env)
     return {p["name"]: p["version"] for p in json.loads(out)["resolution"]["packages"]}
 
 
 def uv_pins(python: str, layout: workloads.Layout, url: str, cache: Path) -> dict[str, str]:
-    argv = uv_argv(python, layout, url, cache)
+    argv = h.uv_compile_argv(python, layout, url, cache)
     h.run(argv, h.uv_env())
     text = Path(argv[argv.index("--output-file") + 1]).read_text()
     return dict(re.findall(r"^([A-Za-z0-9._-]+)==(\S+)", text, re.MULTILINE))
@@ -98,13 +58,13 @@ def measure(args, folder: Path, workload: workloads.Workload, url: str) -> list[
     ours_cold, ours_warm = h.cold_and_warm(
         args.runs,
         folder / "ours",
-        lambda cache: ours_argv(args.python, layout, url),
+        lambda cache: h.pm_argv(args.python, "resolve", layout, url),
         lambda cache: h.pm_env(cache, bundled, pycache),
     )
     uv_cold, uv_warm = h.cold_and_warm(
         args.runs,
         folder / "uv",
-        lambda cache: uv_argv(args.python, layout, url, cache),
+        lambda cache: h.uv_compile_argv(args.python, layout, url, cache),
         lambda cache: h.uv_env(),
     )
     roots = len(workload.core_requires) + sum(map(len, workload.plugins.values()))

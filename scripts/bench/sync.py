@@ -20,7 +20,6 @@ This is a benchmark script, not a test: it prints figures and never fails on the
 
 from __future__ import annotations
 
-import itertools
 import shutil
 import sys
 from pathlib import Path
@@ -30,61 +29,23 @@ import workloads
 
 from pm.testing import LocalIndex, add_plugin, build_packages
 
-_runs = itertools.count()
-
-
-def pm_argv(python: str, command: str, layout: workloads.Layout, url: str) -> list[str]:
-    return [
-        python,
-        "-m",
-        "pm",
-        command,
-        "--home",
-        str(layout.home),
-        "--index-url",
-        url,
-        "--core",
-        str(layout.core),
-        "--core-lock",
-        str(layout.core_lock),
-    ]
-
-
-def uv_compile_argv(python: str, layout: workloads.Layout, url: str, cache: Path) -> list[str]:
-    out = layout.requirements_in.parent / f"compiled-{next(_runs)}.txt"
-    return [
-        h.UV,
-        "pip",
-        "compile",
-        str(layout.requirements_in),
-        "--index-url",
-        url,
-        "--python",
-        python,
-        "--cache-dir",
-        str(cache),
-        "--quiet",
-        "--output-file",
-        str(out),
-    ]
-
 
 def noop_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
     layout = workloads.write(workload, folder)
     env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
-    first, _ = h.run(pm_argv(args.python, "sync", layout, url), env)
-    h.run(pm_argv(args.python, "check", layout, url), env)  # must be ready (exit 0)
+    first, _ = h.run(h.pm_argv(args.python, "sync", layout, url), env)
+    h.run(h.pm_argv(args.python, "check", layout, url), env)  # must be ready (exit 0)
     sync = h.median_of(
-        args.runs, lambda i: h.run(pm_argv(args.python, "sync", layout, url), env)[0]
+        args.runs, lambda i: h.run(h.pm_argv(args.python, "sync", layout, url), env)[0]
     )
     check = h.median_of(
-        args.runs, lambda i: h.run(pm_argv(args.python, "check", layout, url), env)[0]
+        args.runs, lambda i: h.run(h.pm_argv(args.python, "check", layout, url), env)[0]
     )
     uv_cache = folder / "uv-cache"
-    h.run(uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())  # warm it
+    h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())  # warm it
     compile_ = h.median_of(
         args.runs,
-        lambda i: h.run(uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())[0],
+        lambda i: h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())[0],
     )
     return [
         workload.name,
@@ -131,7 +92,7 @@ def uv_share(
     shim.chmod(0o755)
     _change_inputs(layout, workload, 999)
     seconds, _ = h.run(
-        pm_argv(args.python, "sync", layout, url), {**env, "HERMES_PM_UV": str(shim)}
+        h.pm_argv(args.python, "sync", layout, url), {**env, "HERMES_PM_UV": str(shim)}
     )
     calls = [line.split() for line in log.read_text().splitlines()]
     print(
@@ -146,7 +107,7 @@ def _pins(
     layout: workloads.Layout, python: str, url: str, env: dict[str, str]
 ) -> tuple[Path, Path]:
     """The current resolution as pins twice: ``name==v --hash`` and pm's ``name @ URL --hash``."""
-    _, text = h.run([*pm_argv(python, "export", layout, url), "--format", "requirements"], env)
+    _, text = h.run([*h.pm_argv(python, "export", layout, url), "--format", "requirements"], env)
     plain = layout.home.parent / "pins.txt"
     plain.write_text(text)
     state = layout.home / "pm" / "generations"
@@ -188,23 +149,23 @@ def frozen_sync(
     pylock.toml whose recorded inputs match them, so the frozen sync builds without resolving."""
     _change_inputs(layout, workload, run)
     frozen = layout.home.parent / f"pylock-{run}.toml"
-    h.run([*pm_argv(args.python, "export", layout, url), "--output", str(frozen)], env)
-    return h.run([*pm_argv(args.python, "sync", layout, url), "--from", str(frozen)], env)[0]
+    h.run([*h.pm_argv(args.python, "export", layout, url), "--output", str(frozen)], env)
+    return h.run([*h.pm_argv(args.python, "sync", layout, url), "--from", str(frozen)], env)[0]
 
 
 def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
     layout = workloads.write(workload, folder)
     env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
-    h.run(pm_argv(args.python, "sync", layout, url), env)  # cold build: warms every cache
+    h.run(h.pm_argv(args.python, "sync", layout, url), env)  # cold build: warms every cache
 
     def ours(i: int) -> float:
         _change_inputs(layout, workload, i)
-        return h.run(pm_argv(args.python, "sync", layout, url), env)[0]
+        return h.run(h.pm_argv(args.python, "sync", layout, url), env)[0]
 
     sync = h.median_of(args.runs, ours)
     frozen = h.median_of(args.runs, lambda i: frozen_sync(args, layout, workload, url, env, 500 + i))
     resolve = h.median_of(
-        args.runs, lambda i: h.run(pm_argv(args.python, "resolve", layout, url), env)[0]
+        args.runs, lambda i: h.run(h.pm_argv(args.python, "resolve", layout, url), env)[0]
     )
     plain, direct = _pins(layout, args.python, url, env)
     figures = []
