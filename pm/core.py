@@ -20,6 +20,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._files import read_text
+from .declaration import HOST_DISTRIBUTION, project_table
 from .errors import InputError, Problem
 from .target import running_environment
 
@@ -28,7 +29,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-HOST_DISTRIBUTION = "hermes-pm"
 _REPO_PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 
@@ -70,12 +70,9 @@ def load_core(pyproject: Path | None = None, lock_file: Path | None = None,
 
 
 def read_pyproject_requirements(path: Path) -> list[Requirement]:
-    source = read_text(path)
-    try:
-        data = tomllib.loads(source.text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
-    raw = data.get("project", {}).get("dependencies", [])
+    """The host's ``[project].dependencies``, every one kept (core may require what plugins may not)."""
+    project = project_table(read_text(path)) or {}
+    raw = project.get("dependencies", [])
     if not isinstance(raw, list):
         raise InputError.one(path, "project.dependencies", f"must be a list, got {raw!r}")
     problems, requirements = [], []

@@ -27,8 +27,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+#: The host's installed distribution (its requirements are core's by default).
+HOST_DISTRIBUTION = "hermes-pm"
 #: Distributions that are the host itself: a plugin requiring them gets the running host.
-HOST_DISTRIBUTIONS = frozenset({"hermes-pm", "hermes-agent"})
+HOST_DISTRIBUTIONS = frozenset({HOST_DISTRIBUTION, "hermes-agent"})
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         source = read_text(pyproject, within=root)
-        project = _project_table(source)
+        project = project_table(source)
         if project is not None:
             warnings: tuple[str, ...] = ()
             if manifest.has_dependency_keys:
@@ -74,7 +76,8 @@ def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
     return None
 
 
-def _project_table(source: TextFile) -> dict[str, Any] | None:
+def project_table(source: TextFile) -> dict[str, Any] | None:
+    """The ``[project]`` table of a pyproject.toml (None when it has none), checked to be a table."""
     try:
         data = tomllib.loads(source.text)
     except tomllib.TOMLDecodeError as exc:

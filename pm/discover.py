@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._files import is_within
@@ -48,7 +48,6 @@ class PluginSources:
     home: Path
     bundled: Path | None
     project: Path | None = None
-    extra_notices: tuple[str, ...] = field(default=())
 
     @classmethod
     def for_home(cls, home: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> "PluginSources":

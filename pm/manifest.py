@@ -109,7 +109,8 @@ def parse_manifest(source: TextFile) -> Manifest:
     if kind is not None and not isinstance(kind, str):
         problem("kind", f"must be a string, got {kind!r}")
         kind = None
-    problems.extend(_misspelt_pm_keys(path, data))
+    misspelt, unknown = _unknown_keys(path, data)
+    problems.extend(misspelt)
     if problems:
         raise InputError(problems)
     return Manifest(
@@ -123,7 +124,7 @@ def parse_manifest(source: TextFile) -> Manifest:
         has_dependency_keys="pip_dependencies" in data or "python_dependencies" in data,
         python_runtime=runtime,
         requires_hermes=requires_hermes,
-        warnings=tuple(_unknown_key_warnings(path, data)),
+        warnings=tuple(unknown),
     )
 
 
@@ -177,18 +178,14 @@ def _near_miss(key: object) -> str | None:
     return close[0] if close else None
 
 
-def _misspelt_pm_keys(path: Path, data: dict[str, Any]) -> list[Problem]:
-    """A near-miss of a key pm acts on is an error: a typo must not silently drop requirements."""
-    return [
-        Problem(path, key, f"unknown key; did you mean {close!r}?")
-        for key in data
-        if (close := _near_miss(key)) in PM_KEYS
-    ]
-
-
-def _unknown_key_warnings(path: Path, data: dict[str, Any]) -> list[str]:
-    return [
-        f"{path}: unknown key {key!r}; did you mean {close!r}?"
-        for key in data
-        if (close := _near_miss(key)) is not None and close not in PM_KEYS
-    ]
+def _unknown_keys(path: Path, data: dict[str, Any]) -> tuple[list[Problem], list[str]]:
+    """Near-misses of known keys, looked up once: of a key pm acts on an error (a typo must not
+    silently drop requirements), of any other known key a warning."""
+    problems, warnings = [], []
+    for key in data:
+        close = _near_miss(key)
+        if close in PM_KEYS:
+            problems.append(Problem(path, key, f"unknown key; did you mean {close!r}?"))
+        elif close is not None:
+            warnings.append(f"{path}: unknown key {key!r}; did you mean {close!r}?")
+    return problems, warnings

@@ -118,7 +118,7 @@ class Receipt:
         try:
             self.path = write_receipt(self.home, data)
         except StoreError as exc:
-            self.warnings.append(f"receipt not written: {exc}")
+            self.warnings.append(f"receipt not written: {exc}")  # data["warnings"] is this same list
             self.path = None
         return data
 

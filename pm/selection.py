@@ -62,10 +62,6 @@ class Selection:
     notices: tuple[str, ...] = field(default=())
 
     @property
-    def primary(self) -> HomeSelection:
-        return self.homes[0]
-
-    @property
     def members(self) -> tuple[PluginStatus, ...]:
         return tuple(p for p in self.plugins if p.is_member)
 
@@ -126,8 +122,10 @@ def select(
                  for path, name, config in homes]
     verdicts: dict[Path, PluginStatus] = {}
     home_selections = []
+    inspected: dict[Path, Plugin] = {}  # bundled and project roots serve every home: read them once
     for path, name, config in homes:
-        plugins = apply_precedence([inspect(root) for root in discover(sources(path))])
+        roots = discover(sources(path))
+        plugins = apply_precedence([inspected.get(r.path) or inspected.setdefault(r.path, inspect(r)) for r in roots])
         judged = [_judge(p, config, python_version, host_version) for p in plugins]
         notices += _config_notices(config, plugins, name)
         members = tuple(s.plugin.key for s in _in_selection_order(judged, config) if s.is_member)

@@ -43,10 +43,7 @@ class Settings:
     prereleases: str | None = None
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = field(default=())
-
-    @property
-    def cutoff(self) -> datetime | None:
-        return parse_cutoff(self.exclude_newer)
+    cutoff: datetime | None = None  # exclude_newer parsed once ("N days" counts from that moment)
 
     def fingerprint_part(self) -> dict[str, Any]:
         """The settings that change a resolution (paths of files are covered by their digests)."""
@@ -91,13 +88,6 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
     pm = config.pm
     base = config.file.parent
 
-    def pick(flag: Any, env_key: str | None, config_key: str) -> Any:
-        if flag:
-            return flag
-        if env_key and env.get(env_key):
-            return env[env_key]
-        return pm.get(config_key)
-
     def path(value: str | None, relative_to: Path) -> Path | None:
         return None if not value else (relative_to / Path(value).expanduser()).absolute()
 
@@ -113,8 +103,8 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
     index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
                  or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL") or DEFAULT_INDEX_URL)
-    exclude_newer = pick(flags.exclude_newer, None, "exclude_newer")
-    parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
+    exclude_newer = flags.exclude_newer or pm.get("exclude_newer")
+    cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
         core=core,
@@ -122,9 +112,10 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         index_urls=() if flags.no_index else (index_url,),
         find_links=tuple(p for p in find_links if p is not None),
         offline=flags.offline,
-        prereleases=_prereleases(pick(flags.prereleases, None, "prereleases")),
+        prereleases=_prereleases(flags.prereleases or pm.get("prereleases")),
         exclude_newer=exclude_newer,
         allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
+        cutoff=cutoff,
     )
 
 

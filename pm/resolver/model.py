@@ -44,11 +44,12 @@ class Req:
 
     @classmethod
     def from_requirement(
-        cls, requirement: Requirement, origins: frozenset[Origin], parent: Candidate | None = None
+        cls, requirement: Requirement, origins: frozenset[Origin], parent: Candidate | None = None,
+        *, locked: bool = False,
     ) -> Req:
         extras = frozenset(canonicalize_name(e) for e in requirement.extras)
         text = str(requirement).split(";")[0].strip()
-        return cls(canonicalize_name(requirement.name), requirement.specifier, extras, text, origins, parent)
+        return cls(canonicalize_name(requirement.name), requirement.specifier, extras, text, origins, parent, locked)
 
     @property
     def is_exact_pin(self) -> bool:

@@ -9,7 +9,6 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
-from ..core import Core
 from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
@@ -23,14 +22,13 @@ _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 MAX_ROUNDS = 20_000
 
 
-def root_requirements(union: Union, core: Core, target: Target) -> list[Req]:
+def root_requirements(union: Union, target: Target) -> list[Req]:
     """Core's lock as exact pins, then every requirement of the union whose marker applies."""
     environment = {**target.environment, "extra": ""}
     roots = [
-        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}))
-        for name, version in core.lock
+        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}), locked=True)
+        for name, version in union.core.lock
     ]
-    roots = [Req(r.name, r.specifier, r.extras, r.text, r.origins, None, locked=True) for r in roots]
     for tagged in union.requirements:
         requirement = tagged.requirement
         if requirement.marker is not None and not requirement.marker.evaluate(environment):
@@ -55,7 +53,7 @@ def resolve_union(
     known by building (None: such an sdist is a failure naming it); the resolver itself never
     starts a process.
     """
-    roots = root_requirements(union, union.core, target)
+    roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
     provider = Provider(source, target, policy, builder)
     provider.look_ahead(roots)
