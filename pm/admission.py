@@ -81,7 +81,7 @@ def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
                 _memory_warning(inputs, receipt)
             return code, receipt
         try:
-            generation = _generation_for(inputs, resolution, store, args)
+            generation = _generation_for(inputs, resolution, store, receipt, args)
             _write_config(owner, before, new_text)
             if generation is not None:
                 generations.select(home, store, generation)
@@ -101,21 +101,20 @@ def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
 JOINS = ("member", "sidecar-only", "external")
 
 
-def _generation_for(inputs: Inputs, resolution: Any, store: Store,
+def _generation_for(inputs: Inputs, resolution: Any, store: Store, receipt: Receipt,
                     args: argparse.Namespace) -> generations.Generation | None:
     """None when the selected generation already fits; an intact one built for these inputs
-    before (reused, no build); else a new build."""
+    before (reused, no build); else a new build — by sync's rule, :func:`generations.reuse`."""
     from .cli._common import cache_dir
     from .cli.sync import progress_for
 
-    home = inputs.home
-    current = generations.selected(home)
-    if current is not None and current.fingerprint == inputs.fingerprint:
+    generations.remove_incomplete(inputs.home, store)
+    found = generations.reuse(inputs.home, inputs.fingerprint)
+    if found.current:
         return None
-    built = generations.find_built(home, inputs.fingerprint, exclude=current.id if current else None)
-    if built is not None:
-        return built
-    return build(inputs, resolution, Uv(cache_dir() / "uv"), store, progress_for(args))
+    if found.damaged:
+        receipt.warnings.append(found.damaged)
+    return found.generation or build(inputs, resolution, Uv(cache_dir() / "uv"), store, progress_for(args))
 
 
 def _enabled_text(text: str, key: str, owner: Path) -> str:

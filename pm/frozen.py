@@ -10,7 +10,6 @@ Pure, except :func:`read_frozen` (reads FILE) and :func:`localize` (hashes ``--f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import tomllib
@@ -26,6 +25,7 @@ from packaging.version import Version
 from ._files import read_text
 from .errors import InputError, PmError, Problem
 from .index.base import FileLink
+from .index.findlinks import file_sha256
 from .records import resolution_from_json
 from .resolver import Pin, Resolution
 from .union import Origin
@@ -321,16 +321,9 @@ def _local_file(pin: Pin, folders: Sequence[Path]) -> tuple[Path | None, tuple[P
         candidate = folder / pin.link.filename
         if not candidate.is_file():
             continue
-        digest = _sha256_of(candidate)
+        digest = file_sha256(candidate)
         if digest == pin.link.sha256:
             return candidate.absolute(), None
         wrong = wrong or (candidate, digest)
     return None, wrong
 
-
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

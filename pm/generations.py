@@ -168,6 +168,29 @@ def select(home: Path, store: Store, generation: Generation) -> dict[str, Any]:
     return new_state
 
 
+@dataclass(frozen=True)
+class Reuse:
+    """What can serve a fingerprint without a build: the selected generation (``current``), or
+    another intact one built for it; ``damaged`` says why a selected one for it cannot stay."""
+
+    generation: Generation | None
+    current: bool = False
+    damaged: str | None = None
+
+
+def reuse(home: Path, fingerprint: str) -> Reuse:
+    """The one rule sync and admission share for "is a build needed?"."""
+    current = selected(home)
+    damaged = None
+    if current is not None and current.fingerprint == fingerprint:
+        problems = current.problems()
+        if not problems:
+            return Reuse(current, current=True)
+        damaged = f"generation {current.id} is damaged ({'; '.join(problems)}); building a new one"
+    built = find_built(home, fingerprint, exclude=current.id if current else None)
+    return Reuse(built, damaged=damaged)
+
+
 def find_built(home: Path, fingerprint: str, *, exclude: str | None = None) -> Generation | None:
     """The newest complete, intact generation built for ``fingerprint`` (other than ``exclude``).
 

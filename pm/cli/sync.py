@@ -75,19 +75,17 @@ def sync(inputs: Inputs, receipt: Receipt, store: Store, args: argparse.Namespac
     removed = generations.remove_incomplete(home, store)
     if removed:
         receipt.warnings.append(f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
-    current = generations.selected(home)
-    if current is not None and current.fingerprint == inputs.fingerprint:
-        damage = current.problems()
-        if not damage:
-            receipt.generation = current.to_receipt(selected=True, restart_required=False)
-            receipt.resolution = current.record["resolution"]  # a successful receipt lists every file
-            receipt.extra["message"] = ALREADY
-            receipt.finish("ok", EXIT_OK)
-            return EXIT_OK
-        receipt.warnings.append(f"generation {current.id} is damaged ({'; '.join(damage)}); building a new one")
-    built = generations.find_built(home, inputs.fingerprint, exclude=current.id if current else None)
-    if built is not None:
-        return _reselect(inputs, receipt, store, built)
+    found = generations.reuse(home, inputs.fingerprint)
+    if found.current and found.generation is not None:
+        receipt.generation = found.generation.to_receipt(selected=True, restart_required=False)
+        receipt.resolution = found.generation.record["resolution"]  # a successful receipt lists every file
+        receipt.extra["message"] = ALREADY
+        receipt.finish("ok", EXIT_OK)
+        return EXIT_OK
+    if found.damaged:
+        receipt.warnings.append(found.damaged)
+    if found.generation is not None:
+        return _reselect(inputs, receipt, store, found.generation)
     progress = progress_for(args)
     progress("resolving")
     code, resolution = _resolve(inputs, receipt, args)
