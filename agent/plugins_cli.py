@@ -98,9 +98,8 @@ def run_disable(args: argparse.Namespace) -> int:
 
 
 def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> int:
-    outcome = {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
     if args.json:
-        emit_json(receipt.to_json(outcome, code) | {"receipt_path": str(receipt.path)})
+        emit_json(receipt.as_written())
         return code
     if code == EXIT_OK:
         say(receipt.extra.get("message") or done)

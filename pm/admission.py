@@ -18,7 +18,7 @@ from . import generations
 from .build import build
 from .config import CONFIG_NAME, read_config
 from .config_edit import change_list
-from .errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
+from .errors import EXIT_FAILURE, EXIT_OK, PmError
 from .inputs import Inputs, gather
 from .lock import home_lock
 from .receipt import Receipt
@@ -77,8 +77,6 @@ def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
             return EXIT_FAILURE, receipt
         code, resolution = resolve_with_receipt(inputs, receipt, args, finish_ok=False)
         if resolution is None:
-            if code == EXIT_CONFLICT:
-                _memory_warning(inputs, receipt)
             return code, receipt
         try:
             generation = _generation_for(inputs, resolution, store, receipt, args)
@@ -127,14 +125,6 @@ def _enabled_text(text: str, key: str, owner: Path) -> str:
     if key not in config.enabled and leaf not in config.enabled:
         text = change_list(text, "enabled", add=key)
     return text
-
-
-def _memory_warning(inputs: Inputs, receipt: Receipt) -> None:
-    memory = [s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory and s.is_member]
-    for name in (receipt.conflict or {}).get("plugins", []):
-        if name in memory:
-            receipt.warnings.append(f"MEMORY PROVIDER {name!r} is involved: until this is resolved the agent "
-                                    "cannot load its memory")
 
 
 def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,

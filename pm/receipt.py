@@ -82,6 +82,7 @@ class Receipt:
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    written: dict[str, Any] | None = None  # the finished receipt, as :meth:`finish` wrote it
 
     def step(self, command: str, why: str) -> None:
         """Add a next step (a command runnable exactly as printed, and why)."""
@@ -106,7 +107,7 @@ class Receipt:
             "failure": self.failure,
             "next_steps": self.next_steps,
             "generation": self.generation,
-            "warnings": self.warnings,
+            "warnings": list(self.warnings),
             **self.extra,
         }
 
@@ -118,9 +119,16 @@ class Receipt:
         try:
             self.path = write_receipt(self.home, data)
         except StoreError as exc:
-            self.warnings.append(f"receipt not written: {exc}")  # data["warnings"] is this same list
+            self.warnings.append(f"receipt not written: {exc}")
+            data["warnings"].append(self.warnings[-1])
             self.path = None
+        self.written = data
         return data
+
+    def as_written(self) -> dict[str, Any]:
+        """What ``--json`` prints: the finished receipt exactly as written, and where it went."""
+        assert self.written is not None, "finish() the receipt first"
+        return self.written | {"receipt_path": str(self.path) if self.path else None}
 
 
 def write_receipt(home: Path, data: dict[str, Any]) -> Path:

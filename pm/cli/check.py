@@ -9,7 +9,6 @@ not satisfy it, dry-runs whether preparing it would resolve (the only step that 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from ..errors import EXIT_NOT_READY, EXIT_OK
 from ..generations import Generation
 from ..inputs import gather
 from ..readiness import Readiness, Verdict, check
-from ..receipt import Receipt
 from ._common import flags_from, home_of, start_receipt
 from ._output import emit_json, paint, say, table
 
@@ -50,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
                      "build a generation that satisfies every declared requirement")
     receipt.finish("ok" if ready else "not-ready", code)
     if args.json:
-        emit_json(_written(receipt, code, ready))
+        emit_json(receipt.as_written())
         return code
     print(render(readiness))
     if candidate is not None:
@@ -84,14 +82,6 @@ def judge_candidate(home: Path, args: argparse.Namespace, generation: Generation
         data["resolve_receipt"] = None if sub.path is None else str(sub.path)
     return data
 
-
-def _written(receipt: Receipt, code: int, ready: bool) -> dict[str, Any]:
-    if receipt.path is not None:
-        try:
-            return dict(json.loads(receipt.path.read_text()))
-        except (OSError, ValueError):
-            pass
-    return receipt.to_json("ok" if ready else "not-ready", code)
 
 
 def render(readiness: Readiness) -> str:

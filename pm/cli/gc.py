@@ -9,9 +9,7 @@ Both hold the home lock and write only under ``<home>/pm``.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-from typing import Any
 
 from .. import generations, leases
 from ..errors import EXIT_FAILURE, EXIT_OK, PmError
@@ -60,21 +58,13 @@ def run(args: argparse.Namespace) -> int:
         receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
         receipt.finish("ok", EXIT_OK)
     if args.json:
-        emit_json(_written(receipt, "ok", EXIT_OK))
+        emit_json(receipt.as_written())
         return EXIT_OK
     say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
     for gid, why in kept.items():
         say(f"kept {gid} ({why})")
     return EXIT_OK
 
-
-def _written(receipt: Receipt, outcome: str, code: int) -> dict[str, Any]:
-    if receipt.path is not None:
-        try:
-            return dict(json.loads(receipt.path.read_text()))
-        except (OSError, ValueError):
-            pass
-    return receipt.to_json(outcome, code)
 
 
 class Rollback:
@@ -91,9 +81,8 @@ class Rollback:
         receipt = Receipt("rollback", home)
         with home_lock(home, store, timeout=args.lock_timeout, notify=say):
             code = rollback(home, store, receipt)
-        outcome = "ok" if code == EXIT_OK else "refused"
         if args.json:
-            emit_json(_written(receipt, outcome, code))
+            emit_json(receipt.as_written())
         elif code == EXIT_OK:
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
                 "running hermes processes keep theirs until they restart")

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     receipt = start_receipt("resolve", inputs, args.candidate)
     code, resolution = resolve_with_receipt(inputs, receipt, args)
     if args.json:
-        emit_json(receipt.to_json(_outcome(code), code) | {"receipt_path": str(receipt.path)})
+        emit_json(receipt.as_written())
     elif resolution is not None:
         print(render(inputs, resolution, receipt.extra.get("seconds", 0.0)))
         for warning in resolution.warnings:
@@ -33,10 +33,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and receipt.path is not None:
         say(f"receipt: {receipt.path}")
     return code
-
-
-def _outcome(code: int) -> str:
-    return {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(code, "failed")
 
 
 def unknown_plugin(inputs: Inputs, name: str) -> str:
@@ -85,6 +81,7 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
         for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
             if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
                 receipt.step(command, why)
+        receipt.warnings += _memory_warnings(inputs, conflict)
         receipt.finish("conflict", EXIT_CONFLICT)
         if not args.json:
             tell_conflict(conflict, receipt)
@@ -105,6 +102,14 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     if finish_ok:
         receipt.finish("ok", EXIT_OK)
     return EXIT_OK, resolution
+
+
+def _memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:
+    """Memory providers get the loudest message: an agent without its memory looks like data loss.
+    In every conflict's receipt (resolve, sync, admission, update), written before it is finished."""
+    memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory and s.is_member}
+    return [f"MEMORY PROVIDER {name!r} is involved: until this is resolved the agent cannot load its memory"
+            for name in conflict.plugins if name in memory]
 
 
 def builder_of(inputs: Inputs, policy: object):  # type: ignore[no-untyped-def]

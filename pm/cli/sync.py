@@ -12,7 +12,6 @@ filename and sha256), after checking that the home's inputs are still those FILE
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -247,20 +246,11 @@ def _outcome(code: int, receipt: Receipt) -> str:
     return {EXIT_OK: "ok", 3: "conflict"}.get(code, "failed")
 
 
-def written(receipt: Receipt, code: int) -> dict[str, Any]:
-    """The receipt as written to disk (or, when it could not be written, as it would have been)."""
-    if receipt.path is not None:
-        try:
-            return dict(json.loads(receipt.path.read_text()))
-        except (OSError, ValueError):
-            pass
-    return receipt.to_json(_outcome(code, receipt), code)
-
 
 def report(receipt: Receipt, code: int, args: argparse.Namespace) -> None:
     """The person's summary on stderr, or the receipt (plus its path) on stdout with ``--json``."""
     if args.json:
-        emit_json(written(receipt, code) | {"receipt_path": str(receipt.path)})
+        emit_json(receipt.as_written())
         return
     if code == EXIT_OK and receipt.generation is not None:
         gen = receipt.generation
