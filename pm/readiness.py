@@ -10,6 +10,7 @@ can run :func:`startup_check` at every start.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 from pathlib import Path
@@ -208,19 +209,36 @@ def _requires(site: Path, name: str, version: Version, extra: str,
 
 
 def _metadata(site: Path, name: str, version: Version) -> Any:
+    folder = _dist_info_folders(str(site), _stamp(site)).get((name, version))
+    if folder is not None:
+        try:
+            return HeaderParser().parsestr((folder / "METADATA").read_text(errors="replace"))
+        except OSError:
+            pass
+    return HeaderParser().parsestr("")
+
+
+def _stamp(site: Path) -> int:
     try:
-        folders = [f for f in site.iterdir() if f.name.endswith(".dist-info")]
+        return site.stat().st_mtime_ns
     except OSError:
-        folders = []
+        return 0
+
+
+@functools.lru_cache(maxsize=8)
+def _dist_info_folders(site: str, stamp: int) -> dict[tuple[str, Version], Path]:
+    """(name, version) -> ``*.dist-info`` folder, listed once per state of the folder (``stamp``,
+    its mtime, changes whenever a distribution is installed or removed), not once per lookup."""
+    del stamp  # part of the cache key only
+    found: dict[tuple[str, Version], Path] = {}
+    try:
+        folders = [f for f in Path(site).iterdir() if f.name.endswith(".dist-info")]
+    except OSError:
+        return found
     for folder in folders:
         stem, _, ver = folder.name[: -len(".dist-info")].rpartition("-")
         try:
-            same = canonicalize_name(stem) == name and Version(ver) == version
+            found[(canonicalize_name(stem), Version(ver))] = folder
         except InvalidVersion:
-            same = False
-        if same:
-            try:
-                return HeaderParser().parsestr((folder / "METADATA").read_text(errors="replace"))
-            except OSError:
-                break
-    return HeaderParser().parsestr("")
+            continue
+    return found
