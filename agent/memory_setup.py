@@ -109,15 +109,15 @@ def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> 
     from pm.cli._common import start_receipt
     from pm.cli.sync import sync
     from pm.inputs import gather
-    from pm.lock import home_lock
+    from pm.lock import LOCK_TIMEOUT, home_lock
     from pm.settings import Flags
     from pm.store import Store
 
-    args = argparse.Namespace(json=False, home=str(home), candidate=None if selected else key, lock_timeout=600.0)
+    args = argparse.Namespace(json=False, home=str(home), candidate=None if selected else key, lock_timeout=LOCK_TIMEOUT)
     if not selected:
         return enable(home, key, Flags(), args, say=say)
     store = Store.for_home(home)
-    with home_lock(home, store, timeout=600.0, notify=say):
+    with home_lock(home, store, timeout=LOCK_TIMEOUT, notify=say):
         inputs = gather(home, Flags())
         receipt = start_receipt("sync", inputs)
         return sync(inputs, receipt, store, args), receipt

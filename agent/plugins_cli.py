@@ -13,7 +13,7 @@ from typing import Any
 from pm import generations
 from pm.admission import JOINS, disable, enable
 from pm.catalog import CatalogRefusal
-from pm.cli._common import add_common, add_resolution_options, flags_from, home_of
+from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of
 from pm.cli._output import emit_json, paint, say, table
 from pm.cli.sync import report
 from pm.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK
@@ -39,7 +39,7 @@ def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
         parser = commands.add_parser(name, help=help_text, description=help_text)
         add_common(parser)
         add_resolution_options(parser)
-        parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS")
+        add_lock_option(parser)
         if needs_name:
             parser.add_argument("name", metavar="SOURCE" if name == "install" else "NAME")
         if name == "install":
@@ -48,7 +48,7 @@ def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
     update = groups.add_parser("update", help="install missing catalog memory providers, then sync every home")
     add_common(update)
     add_resolution_options(update)
-    update.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS")
+    add_lock_option(update)
 
 
 def run(args: argparse.Namespace) -> int:

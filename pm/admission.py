@@ -20,7 +20,7 @@ from .config import CONFIG_NAME, read_config
 from .config_edit import change_list
 from .errors import EXIT_FAILURE, EXIT_OK, PmError
 from .inputs import Inputs, gather
-from .lock import home_lock
+from .lock import LOCK_TIMEOUT, home_lock
 from .receipt import Receipt
 from .selection import candidate_home
 from .settings import Flags
@@ -52,7 +52,7 @@ def enable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
     from .cli.resolve import check_candidate, resolve_with_receipt
 
     store = Store.for_home(home)
-    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT), notify=say):
         owner = candidate_home(home, name)  # a profile's own plugin is enabled in that profile
         before = _config_bytes(owner)
         already = gather(home, flags).find(name)
@@ -139,7 +139,7 @@ def disable(home: Path, name: str, flags: Flags, args: argparse.Namespace,
     from .cli.sync import sync
 
     store = Store.for_home(home)
-    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT), notify=say):
         inputs = gather(home, flags)
         found = inputs.find(name)
         if found is None:

@@ -36,8 +36,12 @@ def lock_path(home: Path) -> Path:
     return home / "pm" / LOCK_FILE
 
 
+#: Seconds a pm process waits for another one holding the home lock (``--lock-timeout``).
+LOCK_TIMEOUT = 600.0
+
+
 @contextmanager
-def home_lock(home: Path, store: Store, *, timeout: float = 600.0,
+def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
               notify: Callable[[str], None] = lambda _: None) -> Iterator[None]:
     """Hold ``<home>/pm/lock`` for the body. Raises LockTimeout after ``timeout`` seconds of
     waiting, StoreError when the lock cannot be created or opened (an unwritable home)."""

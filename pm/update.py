@@ -19,7 +19,7 @@ from .config import read_config
 from .discover import PluginSources, discover
 from .inputs import Inputs, gather
 from .install import Installed, InstallError, install
-from .lock import home_lock
+from .lock import LOCK_TIMEOUT, home_lock
 from .plugin import inspect
 from .receipt import Receipt
 from .settings import Flags
@@ -73,7 +73,7 @@ def update(home: Path, flags: Flags, args: argparse.Namespace,
     store = Store.for_home(home)
     installed_names: list[str] = []
     refused: list[str] = []
-    with home_lock(home, store, timeout=getattr(args, "lock_timeout", 600.0), notify=say):
+    with home_lock(home, store, timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT), notify=say):
         catalog = catalog_for(home)
         for missing in missing_providers(home):
             names, problem = _install_one(missing, catalog, say)
@@ -125,7 +125,7 @@ def lazy_install(home: Path, say: Callable[[str], None] = print) -> list[str]:
             say(f"WARNING: memory provider {missing.provider!r} (configured in {missing.home / 'config.yaml'}) "
                 f"is not installed; the agent will run WITHOUT its memory. Run: hermes update")
         return []
-    args = argparse.Namespace(json=False, home=str(home), candidate=None, lock_timeout=600.0)
+    args = argparse.Namespace(json=False, home=str(home), candidate=None, lock_timeout=LOCK_TIMEOUT)
     code, receipt, _ = update(home, Flags(), args, say=say)
     if code != 0:
         say(f"WARNING: installing the missing memory provider did not finish (exit {code}); see {receipt.path}")

@@ -36,6 +36,14 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
                        help="allow building NAME from its sdist (config pm.allow_builds)")
 
 
+def add_lock_option(parser: argparse.ArgumentParser) -> None:
+    """``--lock-timeout`` for every command that changes a home."""
+    from ..lock import LOCK_TIMEOUT
+
+    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
+                        help=f"give up waiting for another pm process after SECONDS (default {LOCK_TIMEOUT:g})")
+
+
 def flags_from(args: argparse.Namespace) -> Flags:
     return Flags(
         home=args.home,

@@ -16,13 +16,12 @@ from ..errors import EXIT_FAILURE, EXIT_OK, PmError
 from ..lock import home_lock
 from ..receipt import Receipt
 from ..store import Store
-from ._common import home_of
+from ._common import add_lock_option, home_of
 from ._output import emit_json, say
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS",
-                        help="give up waiting for another pm process after SECONDS (default 600)")
+    add_lock_option(parser)
 
 
 def keep_reasons(home: Path) -> dict[str, str]:

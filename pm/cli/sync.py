@@ -25,7 +25,7 @@ from ..lock import home_lock
 from ..receipt import Receipt
 from ..store import Store
 from ..uv import Uv
-from ._common import cache_dir, flags_from, home_of, shown_home, start_receipt
+from ._common import add_lock_option, cache_dir, flags_from, home_of, shown_home, start_receipt
 from ._output import emit_json, paint, say
 
 if TYPE_CHECKING:
@@ -35,8 +35,7 @@ ALREADY = "already in sync"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lock-timeout", type=float, default=600.0, metavar="SECONDS",
-                        help="give up waiting for another pm process after SECONDS (default 600)")
+    add_lock_option(parser)
     parser.add_argument("--from", dest="from_file", metavar="FILE",
                         help="build exactly the files of FILE (a receipt, generation.json or pylock.toml); "
                              "no resolution")
