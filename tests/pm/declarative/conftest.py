@@ -9,7 +9,6 @@ Core requires ``alpha<2``; plugin ``notes`` (pyproject) requires ``beta>=1`` (wh
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 import pytest
 
 from pm.testing import IndexFile, LocalIndex, add_plugin, build_packages, make_home
+from pm.testing.cli import isolated_env
 from pm.testing.receipts import assert_valid_receipt
 
-ROOT = Path(__file__).resolve().parents[3]
 SPEC: dict[str, dict[str, Any]] = {
     "alpha": {"1.0": None, "2.0": None},
     "beta": {"1.0": ["alpha>=1"]},
@@ -29,8 +28,6 @@ SPEC: dict[str, dict[str, Any]] = {
 }
 PINS = {"alpha": "1.0", "beta": "1.0", "delta": "1.0", "gamma": "1.0"}
 CORE = '[project]\nname = "host"\nversion = "1.0"\ndependencies = ["alpha<2"]\n'
-_CLEARED = ("HERMES_HOME", "HERMES_PM_PAUSE_AT", "HERMES_PM_UV", "HERMES_PM_FIND_LINKS", "HERMES_PM_CORE_LOCK",
-            "HERMES_ENABLE_PROJECT_PLUGINS", "HERMES_PM_MANAGED", "NO_COLOR")
 
 
 @pytest.fixture(scope="session")
@@ -65,13 +62,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def env(index: LocalIndex, shared: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """pm's environment for this test (set in-process, returned for subprocesses)."""
-    for name in _CLEARED:
-        monkeypatch.delenv(name, raising=False)
-    settings = {"HERMES_BUNDLED_PLUGINS": str(shared / "bundled"), "HERMES_PM_CACHE_DIR": str(shared / "cache"),
-                "HERMES_PM_INDEX_URL": index.url, "HERMES_PM_CORE": str(shared / "core.toml")}
-    for name, value in settings.items():
-        monkeypatch.setenv(name, value)
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return isolated_env(monkeypatch, index_url=index.url, shared=shared)
 
 
 @pytest.fixture

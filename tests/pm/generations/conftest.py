@@ -10,7 +10,6 @@ Every receipt a test leaves under its tmp_path is validated against the shipped 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from pm.testing import LocalIndex, add_plugin, index_from_spec, make_home
+from pm.testing.cli import isolated_env
 from pm.testing.receipts import assert_valid_receipt
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,9 +31,6 @@ SPEC: dict[str, dict[str, Any]] = {
 }
 CORE = '[project]\nname = "host"\nversion = "1.0"\ndependencies = ["alpha<2"]\n'
 
-#: Variables that would let the caller's environment leak into a test's pm runs.
-_CLEARED = ("HERMES_HOME", "HERMES_PM_PAUSE_AT", "HERMES_PM_UV", "HERMES_PM_FIND_LINKS", "HERMES_PM_CORE_LOCK",
-            "HERMES_ENABLE_PROJECT_PLUGINS", "NO_COLOR")
 
 
 @pytest.fixture(scope="session")
@@ -55,13 +52,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def env(index: LocalIndex, shared: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """pm's environment for this test (set in-process, returned for subprocesses)."""
-    for name in _CLEARED:
-        monkeypatch.delenv(name, raising=False)
-    settings = {"HERMES_BUNDLED_PLUGINS": str(shared / "bundled"), "HERMES_PM_CACHE_DIR": str(shared / "cache"),
-                "HERMES_PM_INDEX_URL": index.url, "HERMES_PM_CORE": str(shared / "core.toml")}
-    for name, value in settings.items():
-        monkeypatch.setenv(name, value)
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return isolated_env(monkeypatch, index_url=index.url, shared=shared)
 
 
 @pytest.fixture
