@@ -31,6 +31,7 @@ from packaging.requirements import Requirement
 
 from pm.discover import PluginSources, discover, is_plugin_name
 from pm.plugin import Plugin, apply_precedence, inspect
+from pm.selection import ENTRY_POINT_GROUP
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -41,7 +42,6 @@ __all__ = [
     "find_memory_provider",
 ]
 
-ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 SOURCES = ("bundled", "user", "project", "entry_point")
 
 

@@ -88,6 +88,23 @@ def _propose(config: HomeConfig, candidate: str) -> HomeConfig:
                    disabled=tuple(d for d in config.disabled if d not in (candidate, leaf)))
 
 
+#: The entry-point group of memory providers that are installed packages (not plugin roots).
+ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
+
+
+def provides(plugins: list[Plugin], provider: str) -> bool:
+    """Whether memory provider ``provider`` is installed: a memory plugin root of that name, or an
+    entry point of that name (the host loads those; pm neither discovers nor installs them)."""
+    return any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins) \
+        or provider in _entry_point_providers()
+
+
+def _entry_point_providers() -> frozenset[str]:
+    from importlib.metadata import entry_points  # only when no plugin root provides the name
+
+    return frozenset(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
 def is_safe_key(key: str) -> bool:
     """A plugin key from config never contains ``..``, a backslash, or starts absolute."""
     return ".." not in key.split("/") and not key.startswith(("/", "~")) and "\\" not in key
@@ -218,7 +235,7 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str) -> 
     if provider is not None:
         if not is_safe_key(provider):
             notices.append(f"{where}: memory.provider {provider!r} refused: it contains '..' or is an absolute path")
-        elif not any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins):
+        elif not provides(plugins, provider):
             notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
                            "is installed (run `hermes update` to install it from the catalog)")
     return notices

@@ -22,6 +22,7 @@ from .install import Installed, InstallError, install
 from .lock import LOCK_TIMEOUT, home_lock
 from .plugin import inspect
 from .receipt import Receipt
+from .selection import provides
 from .settings import Flags
 from .store import Store
 
@@ -49,7 +50,7 @@ def missing_providers(home: Path) -> list[Missing]:
         if provider is None or provider == "builtin":
             continue
         plugins = [inspect(root) for root in discover(PluginSources.for_home(each))]
-        if not any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins):
+        if not provides(plugins, provider):
             found.append(Missing(each, provider))
     return found
 

@@ -196,3 +196,18 @@ def test_disabling_the_memory_provider_warns_loudly(env, capsys):
     assert "!!! MEMORY PROVIDER 'mem' is memory.provider in" in capsys.readouterr().err
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert any("runs WITHOUT its memory" in w for w in receipt["warnings"])
+
+
+def test_a_provider_installed_as_an_entry_point_is_not_missing(env, tmp_path, monkeypatch):
+    """Entry-point providers are installed packages: update must not go to the catalog for them."""
+    from agent.testing import install_dist
+    from pm.update import missing_providers
+
+    site = tmp_path / "site"
+    install_dist(site, "acme-memory", "1.0", {"acme_memory/__init__.py": ""},
+                 entry_points={"acme": "acme_memory:register"})
+    monkeypatch.syspath_prepend(str(site))
+    home = env / "home"
+    (home / "plugins").mkdir(parents=True)
+    (home / "config.yaml").write_text("memory: {provider: acme}\n")
+    assert missing_providers(home) == []
