@@ -91,12 +91,14 @@ def build_wheel(
     provides_extra: Iterable[str] = (),
     tag: str = "py3-none-any",
     module: str | None = None,
+    extra_files: Mapping[str, bytes] | None = None,
 ) -> Path:
     """Write ``{escaped_name}-{version}-{tag}.whl`` into ``dest_dir`` and return its path.
 
-    The wheel holds ``<module>/__init__.py`` (``__version__``) and a ``.dist-info`` with
-    METADATA, WHEEL (one ``Tag:`` line per tag of a compressed tag set) and RECORD. Same
-    arguments, same bytes.
+    The wheel holds ``<module>/__init__.py`` (``__version__``), any ``extra_files`` (archive
+    path -> bytes; e.g. megabytes of random data for a big wheel, or tens of thousands of entries
+    for a zip64 one) and a ``.dist-info`` with METADATA, WHEEL (one ``Tag:`` line per tag of a
+    compressed tag set) and RECORD, written last as wheel builders do. Same arguments, same bytes.
     """
     version = normalize_version(version)
     escaped = escape_name(name)
@@ -113,6 +115,7 @@ def build_wheel(
             name, version, requires_dist, requires_python, provides_extra
         ),
         f"{dist_info}/WHEEL": ("\n".join(wheel_meta) + "\n").encode(),
+        **(extra_files or {}),
     }
     record_name = f"{dist_info}/RECORD"
     ordered = sorted(entries, key=lambda p: (p.startswith(dist_info), p))
