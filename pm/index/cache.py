@@ -6,6 +6,8 @@ Layout under the cache root (``$HERMES_PM_CACHE_DIR``, else ``$XDG_CACHE_HOME/he
     pages-v1/<ab>/<sha256 of the page URL>     a project page: one JSON header line, then the body
     metadata-v1/<ab>/<sha256 of the content>   a core metadata file, immutable, verified on read
     files-v1/<ab>/<sha256 of a wheel/sdist>    text: the sha256 of that file's core metadata
+    ranges-v1/<ab>/<sha256 of a wheel>         the same, for metadata read by range requests:
+                                               no hash vouched for it (the build re-checks it)
 
 Every write goes to a temporary file in the destination folder, then ``os.replace``: a reader
 sees the old entry or the new one, never a partial one, whatever other processes do. A cache
@@ -26,6 +28,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 _PAGES, _METADATA, _FILES = "pages-v1", "metadata-v1", "files-v1"
+_RANGES = "ranges-v1"
 
 
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -167,6 +170,26 @@ class Cache:
         file_sha256 = file_sha256.lower()
         if _is_sha256(file_sha256):
             self._write(self._path(_FILES, file_sha256), self.put_metadata(data).encode())
+
+    # -- core metadata read by range requests (unverified) -----------------------------------------
+
+    def get_range_metadata(self, file_sha256: str) -> bytes | None:
+        """The core metadata read earlier by range requests out of the wheel with this sha256.
+
+        Unverified: no hash covered those bytes when they came (only their own content hash
+        guards the stored copy); whoever uses it must re-check it against the installed wheel.
+        """
+        file_sha256 = file_sha256.lower()
+        if not _is_sha256(file_sha256):
+            return None
+        pointer = self._read(self._path(_RANGES, file_sha256))
+        return self.get_metadata(pointer.decode("ascii", "replace")) if pointer else None
+
+    def put_range_metadata(self, file_sha256: str, data: bytes) -> None:
+        """Remember metadata ``data`` read by range requests out of the wheel ``file_sha256``."""
+        file_sha256 = file_sha256.lower()
+        if _is_sha256(file_sha256):
+            self._write(self._path(_RANGES, file_sha256), self.put_metadata(data).encode())
 
     # -- atomic file access -----------------------------------------------------------------------
 

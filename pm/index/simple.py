@@ -3,7 +3,9 @@
 Project pages go through the on-disk :class:`~pm.index.cache.Cache` (revalidated with ETag /
 Last-Modified, skipped while Cache-Control max-age holds); core metadata comes from PEP 658/714
 ``.metadata`` files when the index serves them (verified against the advertised sha256), else
-from the wheel itself (verified against the file's sha256), and is cached by hash.
+from the wheel itself: by HTTP range requests on its zip directory (:mod:`pm.index._ranges`; no
+hash covers those bytes, so the metadata is marked ``unverified`` and the build re-checks it
+against the installed wheel), else whole (verified against the file's sha256); cached by hash.
 
 Sdists: their PKG-INFO stands for the metadata only when it is static (Metadata-Version >= 2.2,
 no ``Dynamic`` dependencies, PEP 643); otherwise :meth:`SimpleIndexSource.metadata` raises
@@ -15,36 +17,22 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import tempfile
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO
+from dataclasses import replace
 from urllib.parse import urldefrag
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ._metadata import archive_metadata, parse_metadata, require_static
+from ._metadata import parse_metadata, require_static
 from ._pages import ACCEPT, parse_page
-from .base import FileLink, IndexFailure, Metadata
+from ._ranges import file_metadata
+from .base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
 from .cache import Cache, CachedPage, max_age
 from .http import DEFAULT_TIMEOUT, DEFAULT_WORKERS, HttpClient, InFlight, make_pool
 
 OFFLINE_MISS = "not in the cache and --offline was given"
-#: Downloaded files up to this size stay in memory; larger ones spill to a temporary file.
-_SPOOL = 16 << 20
-
-
-class _HashingSink:
-    """Writes through to ``file`` while computing the sha256 of what went by."""
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self.file = file
-        self.hash = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        return self.file.write(data)
 
 
 def _verify(url: str, expected: str | None, actual: str) -> None:
@@ -108,8 +96,16 @@ class SimpleIndexSource:
         return self._links.get(key, lambda: self._fetch_links(key))
 
     def metadata(self, link: FileLink) -> Metadata:
-        """Core metadata of ``link``: cache, else ``.metadata`` file, else the file itself."""
-        return self._metadata.get(link, lambda: self._fetch_metadata(link))
+        """Core metadata of ``link``: cache, else ``.metadata`` file, else the file itself (by
+        range requests when the server answers them, else whole)."""
+        for _ in range(3):
+            try:
+                return self._metadata.get(link, lambda: self._fetch_metadata(link))
+            except LookAheadSkipped:
+                if is_looking_ahead():
+                    raise
+                # A look-ahead we joined declined the whole download; ask again as ourselves.
+        return self._fetch_metadata(link)
 
     def prefetch(self, names: Iterable[NormalizedName]) -> None:
         for name in names:
@@ -118,7 +114,7 @@ class SimpleIndexSource:
 
     def prefetch_metadata(self, links: Iterable[FileLink]) -> None:
         for link in links:
-            self._metadata.submit(link, functools.partial(self._fetch_metadata, link))
+            self._metadata.submit(link, functools.partial(self._fetch_metadata, link, ahead=True))
 
     # -- project pages ----------------------------------------------------------------------------
 
@@ -163,42 +159,46 @@ class SimpleIndexSource:
 
     # -- metadata ---------------------------------------------------------------------------------
 
-    def _fetch_metadata(self, link: FileLink) -> Metadata:
+    def _fetch_metadata(self, link: FileLink, *, ahead: bool = False) -> Metadata:
         url = urldefrag(link.url)[0]
         if link.metadata_sha256 is not None:
             url = f"{url}.metadata"
-        data = self._cached_metadata(link)
+        data, unverified = self._cached_metadata(link)
         if data is None:
             if self.offline:
                 raise IndexFailure(url, OFFLINE_MISS)
-            data = self._download_metadata(link, url)
+            data, unverified = self._download_metadata(link, url, ahead or is_looking_ahead())
         if not link.is_wheel:
             require_static(data, url)
-        return parse_metadata(data, url)
+        metadata = parse_metadata(data, url)
+        return replace(metadata, unverified=True) if unverified else metadata
 
-    def _cached_metadata(self, link: FileLink) -> bytes | None:
+    def _cached_metadata(self, link: FileLink) -> tuple[bytes | None, bool]:
+        """Cached metadata, and whether it is unverified (read by range, not hash-checked)."""
         if self.cache is None:
-            return None
+            return None, False
         data = self.cache.get_metadata(link.metadata_sha256) if link.metadata_sha256 else None
         if data is None and link.sha256:
             data = self.cache.get_file_metadata(link.sha256)
-        return data
+            if data is None and (data := self.cache.get_range_metadata(link.sha256)) is not None:
+                return data, True
+        return data, False
 
-    def _download_metadata(self, link: FileLink, url: str) -> bytes:
-        """From the ``.metadata`` file when served, else out of the downloaded file; stored."""
+    def _download_metadata(self, link: FileLink, url: str, ahead: bool) -> tuple[bytes, bool]:
+        """From the ``.metadata`` file when served, else out of the file (by ranges, else whole);
+        stored. The flag is True for metadata read by range (no hash covers it)."""
         if link.metadata_sha256 is not None:
             data = self.client.get(url).body
             _verify(url, link.metadata_sha256, hashlib.sha256(data).hexdigest())
         else:
-            with tempfile.SpooledTemporaryFile(max_size=_SPOOL) as spool:
-                sink = _HashingSink(spool)
-                self.client.get(url, sink=sink)
-                _verify(url, link.sha256, sink.hash.hexdigest())
-                spool.seek(0)
-                data = archive_metadata(spool, link.filename, url)
+            data, by_range = file_metadata(self.client, link, url, ahead=ahead)
+            if by_range:
+                if self.cache is not None and link.sha256:
+                    self.cache.put_range_metadata(link.sha256, data)
+                return data, True
         if self.cache is not None:
             if link.sha256:
                 self.cache.put_file_metadata(link.sha256, data)
             else:
                 self.cache.put_metadata(data)
-        return data
+        return data, False

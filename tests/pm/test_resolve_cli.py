@@ -98,10 +98,11 @@ def test_an_index_answering_503_fails_with_exit_1_naming_the_url(home, tmp_path,
 
 
 def test_a_file_whose_hash_does_not_match_fails_with_exit_1(home, tmp_path, capsys):
-    """Without metadata files the resolver reads metadata out of the wheel, and verifies it."""
+    """Without metadata files and byte ranges the resolver reads metadata out of the whole wheel,
+    and verifies it (metadata read by range is re-checked at install instead)."""
     files = build_packages(tmp_path / "dists", SPEC)
     bad = "beta-2.0-py3-none-any.whl"
-    with LocalIndex(files, metadata_files=False, corrupt_hashes={bad}) as corrupt:
+    with LocalIndex(files, metadata_files=False, ranges=False, corrupt_hashes={bad}) as corrupt:
         code, receipt = resolve(capsys, home, "--index-url", corrupt.url)
         url = f"{corrupt.root}/files/{bad}"
     assert (code, receipt["outcome"], receipt["conflict"]) == (1, "failed", None)

@@ -94,7 +94,7 @@ def test_a_corrupted_file_hash_is_an_index_failure_naming_the_url(make_index) ->
     from tests.pm.index.conftest import SPEC
 
     filename = "beta-1.0-py3-none-any.whl"
-    index = make_index(SPEC, metadata_files=False, corrupt_hashes=[filename])
+    index = make_index(SPEC, metadata_files=False, ranges=False, corrupt_hashes=[filename])
     with _source(index) as source:
         (wheel,) = [x for x in source.links(NAMES("beta")) if x.filename == filename]
         with pytest.raises(IndexFailure) as caught:
