@@ -115,6 +115,23 @@ def test_a_file_whose_hash_does_not_match_fails_with_exit_1(home, tmp_path, caps
     )
 
 
+def test_a_corrupt_range_answer_fails_with_exit_1_never_a_conflict(home, tmp_path, capsys):
+    """Without metadata files the resolver reads METADATA by range; bytes that are no zip are a
+    failure naming the file, not a verdict on the plugins."""
+    files = build_packages(tmp_path / "dists", SPEC)
+    (tmp_path / "garbage").write_bytes(b"not a zip\n" * 10_000)
+    bad = "beta-2.0-py3-none-any.whl"
+    with LocalIndex(files, metadata_files=False) as index:
+        index.stale_ranges[bad] = tmp_path / "garbage"
+        code, receipt = resolve(capsys, home, "--index-url", index.url)
+        url = f"{index.root}/files/{bad}"
+    assert (code, receipt["outcome"], receipt["conflict"]) == (1, "failed", None)
+    assert receipt["failure"]["url"] == url
+    assert receipt["failure"]["message"] == (
+        f"{url}: not a readable wheel (zip, read by range): no end of central directory record "
+        "(not a zip archive, or truncated)")
+
+
 def test_a_failure_is_told_as_such_on_stderr(home, capsys):
     url = closed_port_url()
     assert main(["resolve", *core_args(home), "--index-url", url]) == 1
