@@ -105,6 +105,22 @@ def test_a_server_without_ranges_gives_the_whole_file_once(tmp_path: Path) -> No
     assert transfers == [Transfer("GET", f"/files/{wheel.name}", f"bytes=-{TAIL}", 200, wheel.stat().st_size)]
 
 
+def test_a_refused_range_falls_back_to_one_plain_download(tmp_path: Path) -> None:
+    """416 to the suffix request (here: ranges come from an empty stale copy, so none can be
+    satisfied): one GET without Range brings the whole file, checked against its sha256."""
+    wheel = _big_wheel(tmp_path, 1)
+    (tmp_path / "empty").write_bytes(b"")
+    with LocalIndex([wheel], metadata_files=False) as index, SimpleIndexSource(index.url) as source:
+        index.stale_ranges[wheel.name] = tmp_path / "empty"
+        found = source.metadata(_link(source, wheel.name))
+        transfers = _file_transfers(index, wheel.name, count=2)
+    _check(found, wheel)
+    assert not found.unverified
+    path = f"/files/{wheel.name}"
+    assert transfers == [Transfer("GET", path, f"bytes=-{TAIL}", 416, 0),
+                         Transfer("GET", path, None, 200, wheel.stat().st_size)]
+
+
 def test_look_ahead_never_downloads_a_big_wheel_whole(tmp_path: Path) -> None:
     wheel = _big_wheel(tmp_path, 3 * AHEAD_WHOLE_LIMIT // 1_000_000)
     size = wheel.stat().st_size
