@@ -162,11 +162,9 @@ class HashingSink:
     def __init__(self, file: IO[bytes]) -> None:
         self.file = file
         self.hash = hashlib.sha256()
-        self.written = 0
 
     def write(self, data: bytes) -> int:
         self.hash.update(data)
-        self.written += len(data)
         return self.file.write(data)
 
 
@@ -180,10 +178,10 @@ def file_metadata(client: HttpClient, link: FileLink, url: str, *, ahead: bool) 
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL) as spool:
         sink = HashingSink(spool)
         try:
-            whole = link.is_wheel and _by_range(client, url, link.filename, sink, limit)
-            if isinstance(whole, bytes):
-                return whole, True
-            if not whole:  # no range attempt, or ranges refused: one plain GET
+            found = _by_range(client, url, link.filename, sink, limit) if link.is_wheel else False
+            if isinstance(found, bytes):
+                return found, True
+            if found is False:  # an sdist, or ranges refused: one plain GET
                 if limit is not None and (link.size is None or link.size > limit):
                     raise LookAheadSkipped(url, _skipped(link.size, limit))
                 client.get(url, sink=sink, limit=limit)

@@ -84,7 +84,7 @@ def find_directory(read: Read, size: int, tail: int = EOCD_REACH) -> Directory:
     record = read(start + at, _EOCD.size)
     _, disk, _, _, entries, cd_size, cd_offset, _ = _EOCD.unpack(record)
     end_at = start + at
-    if disk != 0:
+    if disk not in (0, 0xFFFF):  # some zip64 writers put 0xFFFF in every EOCD field
         raise ZipFormatError("multi-disk archives are not supported")
     cd_end = end_at
     if entries == 0xFFFF or 0xFFFFFFFF in (cd_size, cd_offset):
