@@ -90,6 +90,19 @@ class MultiSource:
         for owner, owned in by_owner.values():
             owner.prefetch_metadata(owned)
 
+    def _page_owner(self, url: str) -> Source | None:
+        owners = [s for s in self.sources if url.startswith(getattr(s, "index_url", "\0"))]
+        return max(owners, key=lambda s: len(getattr(s, "index_url")), default=None)
+
+    def page_current(self, url: str, status: int, body_sha256: str) -> bool | None:
+        """See :meth:`SimpleIndexSource.page_current`; False for a page no configured index serves."""
+        owner = self._page_owner(url)
+        return False if owner is None else owner.page_current(url, status, body_sha256)  # type: ignore[attr-defined]
+
+    def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
+        owner = self._page_owner(url)
+        return owner is not None and owner.unchanged(url, status, body_sha256)  # type: ignore[attr-defined]
+
     def pages_read(self) -> dict[str, tuple[int, str]]:
         """Every index page read so far, URL -> (status, body sha256), across sources."""
         found: dict[str, tuple[int, str]] = {}

@@ -130,6 +130,16 @@ class SimpleIndexSource:
         for link in links:
             self._metadata.submit(link, functools.partial(self._fetch_metadata, link))
 
+    def page_current(self, url: str, status: int, body_sha256: str) -> bool | None:
+        """Whether the page at ``url`` still has this status and body, when the cache alone can
+        tell (a fresh copy, or offline); None when only a request can."""
+        header = self.cache.get_header(url) if self.cache is not None else None
+        if header is None:
+            return False if self.offline else None
+        if (header.status, header.body_sha256) != (status, body_sha256):
+            return False  # the newest copy anyone fetched differs
+        return True if self.offline or header.is_fresh() else None
+
     def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
         """Whether the page at ``url`` still has this status and body (a fresh copy counts without
         asking; else one conditional request). For reusing a resolution (:mod:`pm.index.reuse`)."""
