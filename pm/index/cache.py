@@ -9,7 +9,8 @@ Layout under the cache root (``$HERMES_PM_CACHE_DIR``, else ``$XDG_CACHE_HOME/he
     digests-v1/<ab>/<key>                      what a body means for one target (pm.index.project)
     metadata-v1/<ab>/<sha256 of the content>   a core metadata file, immutable, verified on read
     files-v1/<ab>/<sha256 of a wheel/sdist>    text: the sha256 of that file's core metadata
-    results-v1/<ab>/<key>                      a reusable resolution (pm.index.reuse)
+    results-v1/<ab>/<key>                      a reusable resolution (pm.reuse)
+    targets-v1/<ab>/<key>                      an interpreter's tags and markers (pm.target)
 
 Every write goes to a temporary file in the destination folder, then ``os.replace``: a reader
 sees the old entry or the new one, never a partial one, whatever other processes do. A cache
@@ -30,7 +31,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 _PAGES, _BODIES, _DIGESTS = "pages-v2", "bodies-v1", "digests-v1"
-_METADATA, _FILES, _RESULTS = "metadata-v1", "files-v1", "results-v1"
+_METADATA, _FILES, _RESULTS, _TARGETS = "metadata-v1", "files-v1", "results-v1", "targets-v1"
 
 
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -194,21 +195,32 @@ class Cache:
         self.put_body(page.body)
         self.put_header(page.header())
 
-    # -- digests and results (derived data, keyed by the caller) ----------------------------------
+    # -- derived data, keyed by the caller: page digests, reusable results, interpreter facts ------
 
     def get_digest(self, key: str) -> bytes | None:
-        return self._read(self._path(_DIGESTS, key)) if _is_sha256(key) else None
+        return self._get_derived(_DIGESTS, key)
 
     def put_digest(self, key: str, data: bytes) -> None:
-        if _is_sha256(key):
-            self._write(self._path(_DIGESTS, key), data)
+        self._put_derived(_DIGESTS, key, data)
 
     def get_result(self, key: str) -> bytes | None:
-        return self._read(self._path(_RESULTS, key)) if _is_sha256(key) else None
+        return self._get_derived(_RESULTS, key)
 
     def put_result(self, key: str, data: bytes) -> None:
+        self._put_derived(_RESULTS, key, data)
+
+    def get_target(self, key: str) -> bytes | None:
+        return self._get_derived(_TARGETS, key)
+
+    def put_target(self, key: str, data: bytes) -> None:
+        self._put_derived(_TARGETS, key, data)
+
+    def _get_derived(self, kind: str, key: str) -> bytes | None:
+        return self._read(self._path(kind, key)) if _is_sha256(key) else None
+
+    def _put_derived(self, kind: str, key: str, data: bytes) -> None:
         if _is_sha256(key):
-            self._write(self._path(_RESULTS, key), data)
+            self._write(self._path(kind, key), data)
 
     # -- core metadata ----------------------------------------------------------------------------
 
