@@ -26,6 +26,14 @@ Table of contents (each module's docstring states its contracts):
   of the active provider; :mod:`agent.errors` the loud errors.
 * :mod:`agent.plugin_cli` — ``hermes <provider> …`` for the active provider only;
   :mod:`agent.memory_cli` and :mod:`agent.memory_setup` — ``hermes memory setup|status``.
+* :mod:`agent.session` — :class:`~agent.session.AgentSession`: start-up (lazy install, compression
+  gates, built-in + configured provider, checkpoint warning), tools incl. ``skill_view``, turns,
+  compaction. :mod:`agent.builtin_memory` — MEMORY.md/USER.md with ``previous_content``;
+  :mod:`agent.compression` and :mod:`agent.checkpoint` — the one lossy rewrite and checkpoint v2
+  (``BLOCKED_MISSING_PREREQUISITE``); :mod:`agent.prefetch_spill` — prefetch cap and spill;
+  :mod:`agent.logs` — ``<home>/logs/errors.log``/``gateway.log`` and ``hermes logs``;
+  :mod:`agent.agent_config` — the agent's own config keys; :mod:`agent.config_schema` —
+  ``config_schema.py`` read as data.
 * :mod:`agent.testing` — builders for host-side tests (installed distributions, spy plugins).
 
 The ``hermes`` command itself is :mod:`agent.cli`. Top-level names the plugin guide imports live
