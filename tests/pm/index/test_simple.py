@@ -171,7 +171,7 @@ def test_warm_cache_revalidates_with_etag_and_reuses_the_body(
     with _source(index, cache) as source:
         warm = source.links(NAMES("alpha"))
     assert index.requests == [("GET", "/simple/alpha/")]  # revalidated (304), not skipped
-    assert warm == cold[:1]
+    assert warm == tuple(link for link in cold if link.filename == page["files"][0]["filename"])
 
 
 def test_a_fresh_page_is_not_even_revalidated(index: LocalIndex, cache: Cache) -> None:
@@ -200,7 +200,7 @@ def test_offline_serves_the_cache_and_refuses_the_rest(index: LocalIndex, cache:
         assert source.links(NAMES("nothing-here")) == ()  # the 404 was remembered
         with pytest.raises(IndexFailure) as caught:
             source.links(NAMES("gamma"))
-        other = source.links(NAMES("beta"))[0]
+        (other,) = [x for x in source.links(NAMES("beta")) if x.version == Version("1.0")]
         with pytest.raises(IndexFailure) as metadata_caught:
             source.metadata(other)
     assert str(caught.value) == f"{url}gamma/: not in the cache and --offline was given"
