@@ -16,22 +16,26 @@ import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from . import __version__
-from .index.base import FileLink, Source
+from .index.base import FileLink, Metadata, Source
 from .index.cache import Cache
 from .inputs import Inputs
 from .resolver import Builder, Policy, Resolution, resolve_union
 from .resolver.model import Parent, Pin
 from .union import Origin
 
-_FORMAT = 1
+#: 2: pins keep the metadata that came by range (unverified), for the build's re-check.
+_FORMAT = 2
 
 
 def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate: str | None,
@@ -119,8 +123,24 @@ def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
         {"name": pin.name, "version": str(pin.version), "link": _link_to_json(pin.link),
          "extras": sorted(pin.extras), "required_by": [_origin(o) for o in pin.required_by],
          "parents": [[p.requirement, _origin(p.origin), p.package, p.locked] for p in pin.parents],
-         "dependencies": list(pin.dependencies)}
+         "dependencies": list(pin.dependencies), "unverified": _unverified_to_json(pin.unverified)}
         for pin in resolution.pins]}
+
+
+def _unverified_to_json(metadata: Metadata | None) -> dict[str, Any] | None:
+    """What the build re-checks of metadata read by range (:mod:`pm.recheck`), else None."""
+    if metadata is None:
+        return None
+    return {"requires_dist": [str(r) for r in metadata.requires_dist],
+            "requires_python": str(metadata.requires_python) if metadata.requires_python is not None else None}
+
+
+def _unverified_from_json(data: dict[str, Any] | None, pin: Pin) -> Metadata | None:
+    if data is None:
+        return None
+    python = data["requires_python"]
+    return Metadata(pin.name, pin.version, tuple(Requirement(r) for r in data["requires_dist"]),
+                    SpecifierSet(python) if python is not None else None, unverified=True)
 
 
 def resolution_from_json(data: dict[str, Any]) -> Resolution:
@@ -129,12 +149,13 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
         filename, url, sha256, size, requires_python, yanked, uploaded, metadata_sha256, label = item["link"]
         link = FileLink(filename, url, sha256, size, requires_python, yanked,
                         datetime.fromisoformat(uploaded) if uploaded else None, metadata_sha256, label)
-        pins.append(Pin(
+        pin = Pin(
             name=canonicalize_name(item["name"]), version=Version(item["version"]), link=link,
             extras=frozenset(canonicalize_name(e) for e in item["extras"]),
             required_by=tuple(Origin(plugin, file) for plugin, file in item["required_by"]),
             parents=tuple(Parent(requirement, Origin(*origin) if origin else None, package, bool(locked))
                           for requirement, origin, package, locked in item["parents"]),
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
-        ))
+        )
+        pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"), pin)))
     return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]))

@@ -6,6 +6,7 @@ sha256), each installed dist-info must say what the resolution used."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from pm import generations
@@ -62,3 +63,26 @@ def test_metadata_by_range_unlike_the_installed_wheel_fails_the_sync(home: Path,
     after = generations.selected(home)
     assert after is not None and after.id == before.id
     assert generations.all_ids(home) == [before.id]
+
+
+def test_a_reused_resolution_keeps_its_range_metadata_for_the_check(home: Path, capsys, monkeypatch,
+                                                                    tmp_path: Path) -> None:
+    """`pm resolve` reads beta's metadata by range (stale) and stores the resolution; `pm sync`
+    reuses it (the pages are unchanged) even with the range cache gone and the mirror fixed, and
+    still checks the installed wheel against the metadata that resolution was made with."""
+    files = build_packages(tmp_path / "dists", SPEC)
+    stale = build_wheel(tmp_path / "stale", "beta", "1.0", requires_dist=["alpha>=1", "epsilon>=1"])
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(cache))
+    with LocalIndex(files, metadata_files=False) as index:
+        monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
+        index.stale_ranges[BETA] = stale
+        assert pm(capsys, home, "resolve").code == 0
+        shutil.rmtree(cache / "ranges-v1")
+        index.stale_ranges.clear()
+        result = pm(capsys, home, "sync", "--json")
+        url = f"{index.root}/files/{BETA}"
+    assert (result.code, result.data["outcome"]) == (1, "failed")
+    assert result.data["failure"]["message"].startswith(
+        f"{url}: the installed wheel's Requires-Dist differs from the metadata read by range requests")
+    assert generations.selected(home) is None
