@@ -20,7 +20,7 @@ from email.parser import BytesParser
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.utils import (
     InvalidSdistFilename,
@@ -316,15 +316,16 @@ class LocalIndex:
         return json.dumps(page, indent=1).encode()
 
 
-class Transfer(NamedTuple):
+@dataclasses.dataclass(frozen=True)
+class Transfer:
     """One answer to a ``/files/…`` request: what was asked (``range`` is the Range header or
-    None), the status and the body bytes sent."""
+    None), the status and the body bytes the socket took. Tests read it by field name."""
 
     method: str
     path: str
-    range: str | None
     status: int
-    sent: int
+    body_bytes: int
+    range: str | None = None
 
 
 def answer_range(data: bytes, asked: str | None) -> tuple[int, bytes, dict[str, str]]:
@@ -428,7 +429,7 @@ class _Handler(BaseHTTPRequestHandler):
             status, body, headers = answer_range(data, asked)
         self._send(status, body, False, headers, content_type="application/octet-stream")
         sent = self._write_counted(body) if send_body else 0
-        self.index._note_transfer(Transfer(self.command, self.path, asked, int(status), sent))
+        self.index._note_transfer(Transfer(self.command, self.path, int(status), sent, asked))
 
     def _write_counted(self, body: bytes) -> int:
         """Write ``body`` in pieces; the bytes the socket took before the client hung up (a client

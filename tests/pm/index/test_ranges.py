@@ -46,6 +46,10 @@ def _file_transfers(index: LocalIndex, filename: str, count: int = 0) -> list[Tr
         time.sleep(0.01)
 
 
+def _shown(transfer: Transfer) -> tuple[str, str | None, int, int]:
+    return transfer.method, transfer.range, transfer.status, transfer.body_bytes
+
+
 def _check(metadata_found, wheel: Path) -> None:
     assert metadata_found.name == "big" and str(metadata_found.version) == "1.0"
     assert metadata_found.requires_dist == tuple(Requirement(r) for r in REQUIRES)
@@ -62,7 +66,7 @@ def test_a_big_wheel_is_read_by_one_suffix_range(tmp_path: Path) -> None:
     _check(found, wheel)
     assert found.unverified
     # The dist-info is written last, so the 16 KiB tail holds directory and METADATA: one request.
-    assert transfers == [Transfer("GET", f"/files/{wheel.name}", f"bytes=-{TAIL}", 206, TAIL)]
+    assert [_shown(t) for t in transfers] == [("GET", f"bytes=-{TAIL}", 206, TAIL)]
     assert wheel.stat().st_size > 60 * TAIL
     # Cached by the wheel's sha256, still marked unverified: no request the second time.
     with LocalIndex([wheel], metadata_files=False) as index, SimpleIndexSource(index.url, cache) as source:
@@ -85,12 +89,12 @@ def test_a_zip64_wheel_with_a_large_central_directory_takes_three_ranges(tmp_pat
     _check(found, wheel)
     assert [t.status for t in transfers] == [206, 206, 206]
     size = wheel.stat().st_size
-    central = transfers[1].sent
+    central = transfers[1].body_bytes
     assert transfers[0].range == f"bytes=-{TAIL}"
     # The second asks only for the part of the central directory the tail did not bring.
     assert transfers[1].range is not None and transfers[1].range.endswith(f"-{size - TAIL - 1}")
-    assert 3_000_000 < central < size and transfers[2].sent < 2_000
-    assert sum(t.sent for t in transfers) < central + TAIL + 2_000
+    assert 3_000_000 < central < size and transfers[2].body_bytes < 2_000
+    assert sum(t.body_bytes for t in transfers) < central + TAIL + 2_000
 
 
 def test_a_server_without_ranges_gives_the_whole_file_once(tmp_path: Path) -> None:
@@ -102,7 +106,7 @@ def test_a_server_without_ranges_gives_the_whole_file_once(tmp_path: Path) -> No
     _check(found, wheel)
     assert not found.unverified  # the whole file was checked against its sha256
     # The range request's 200 answer is the whole download: no second request.
-    assert transfers == [Transfer("GET", f"/files/{wheel.name}", f"bytes=-{TAIL}", 200, wheel.stat().st_size)]
+    assert [_shown(t) for t in transfers] == [("GET", f"bytes=-{TAIL}", 200, wheel.stat().st_size)]
 
 
 def test_a_refused_range_falls_back_to_one_plain_download(tmp_path: Path) -> None:
@@ -116,9 +120,8 @@ def test_a_refused_range_falls_back_to_one_plain_download(tmp_path: Path) -> Non
         transfers = _file_transfers(index, wheel.name, count=2)
     _check(found, wheel)
     assert not found.unverified
-    path = f"/files/{wheel.name}"
-    assert transfers == [Transfer("GET", path, f"bytes=-{TAIL}", 416, 0),
-                         Transfer("GET", path, None, 200, wheel.stat().st_size)]
+    assert [_shown(t) for t in transfers] == [("GET", f"bytes=-{TAIL}", 416, 0),
+                                              ("GET", None, 200, wheel.stat().st_size)]
 
 
 def test_look_ahead_never_downloads_a_big_wheel_whole(tmp_path: Path) -> None:
@@ -142,9 +145,9 @@ def test_look_ahead_never_downloads_a_big_wheel_whole(tmp_path: Path) -> None:
                                     f"(this one is {size} bytes) from a server without byte ranges")
     # Each look-ahead asked for a range, got the whole file and hung up without reading it.
     assert [(t.range, t.status) for t in declined] == [(f"bytes=-{TAIL}", 200)] * 2
-    assert all(t.sent < size for t in declined)
+    assert all(t.body_bytes < size for t in declined)
     _check(found, wheel)
-    assert [(t.status, t.sent) for t in fetched] == [(200, size)]
+    assert [(t.status, t.body_bytes) for t in fetched] == [(200, size)]
 
 
 def test_look_ahead_reads_a_big_wheel_by_range(tmp_path: Path) -> None:
@@ -158,7 +161,7 @@ def test_look_ahead_reads_a_big_wheel_by_range(tmp_path: Path) -> None:
         found = source.metadata(link)  # joins the prefetched result
         transfers = _file_transfers(index, wheel.name, count=1)
     _check(found, wheel)
-    assert [(t.status, t.sent) for t in transfers] == [(206, TAIL)]
+    assert [(t.status, t.body_bytes) for t in transfers] == [(206, TAIL)]
 
 
 @pytest.mark.parametrize(("stale", "detail"), [
