@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import html
 import json
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -32,6 +31,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from .ranges import answer_range
 from .wheels import IndexFile, build_packages, metadata_bytes
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -326,31 +326,6 @@ class Transfer:
     status: int
     body_bytes: int
     range: str | None = None
-
-
-def answer_range(data: bytes, asked: str | None) -> tuple[int, bytes, dict[str, str]]:
-    """``(status, body, headers)`` for a GET of ``data`` with Range header ``asked`` (RFC 9110):
-    one ``first-last``, ``first-`` or suffix ``-length`` range gets 206 with Content-Range; an
-    unsatisfiable one 416; no header, a malformed one or several ranges, 200 with everything."""
-    whole = (HTTPStatus.OK, data, {"Accept-Ranges": "bytes"})
-    match = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", asked or "")
-    if match is None or match.groups() == ("", ""):
-        return whole
-    size, (first_text, last_text) = len(data), match.groups()
-    if first_text == "":  # suffix: the last N bytes
-        first, last = max(0, size - int(last_text)), size - 1
-        unsatisfiable = int(last_text) == 0 or size == 0
-    else:
-        first = int(first_text)
-        last = min(int(last_text), size - 1) if last_text else size - 1
-        if last_text and int(last_text) < first:
-            return whole  # invalid: ignored
-        unsatisfiable = first >= size
-    if unsatisfiable:
-        return HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, b"", {
-            "Accept-Ranges": "bytes", "Content-Range": f"bytes */{size}"}
-    return HTTPStatus.PARTIAL_CONTENT, data[first:last + 1], {
-        "Accept-Ranges": "bytes", "Content-Range": f"bytes {first}-{last}/{size}"}
 
 
 class _Server(ThreadingHTTPServer):
