@@ -122,7 +122,7 @@ class RangeFile:
 
 def open_range(client: HttpClient, url: str, *, sink: Sink, limit: int | None,
                tail: int = TAIL) -> RangeFile | None:
-    """Ask for the last :data:`TAIL` bytes. None when the server sent the whole file instead (it
+    """Ask for the last ``tail`` bytes. None when the server sent the whole file instead (it
     went into ``sink``); :class:`~pm.index.http.BodyTooLarge` when that file is over ``limit``."""
     response = client.get(url, headers={"Range": f"bytes=-{tail}", **_IDENTITY},
                           ok=(200, 206, 416), sink=sink, limit=limit)
