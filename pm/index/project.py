@@ -48,13 +48,20 @@ def version_text(filename: str) -> str | None:
     return None
 
 
-def wheel_fits(filename: str, tags: frozenset[str]) -> bool:
-    """Whether a wheel's (possibly compressed) tag triple names a tag in ``tags``."""
+def wheel_fits(filename: str, tags: frozenset[str], known: dict[str, bool] | None = None) -> bool:
+    """Whether a wheel's (possibly compressed) tag triple names a tag in ``tags``; ``known``
+    remembers verdicts per triple (a big page repeats a few dozen triples thousands of times)."""
     parts = filename[:-4].split("-")
     if len(parts) < 5:
         return False
+    triple = "-".join(parts[-3:])
+    if known is not None and (verdict := known.get(triple)) is not None:
+        return verdict
     interpreters, abis, platforms = parts[-3].split("."), parts[-2].split("."), parts[-1].split(".")
-    return any(f"{i}-{a}-{p}" in tags for i in interpreters for a in abis for p in platforms)
+    verdict = any(f"{i}-{a}-{p}" in tags for i in interpreters for a in abis for p in platforms)
+    if known is not None:
+        known[triple] = verdict
+    return verdict
 
 
 def tags_key(tags: Iterable[str] | None) -> str:
@@ -92,12 +99,13 @@ class Digest:
         """Group ``entries`` by version (from their names), keep what fits ``tags`` (all when None),
         resolve URLs against ``page_url`` for what is kept. Unnamed files are dropped."""
         groups: dict[str, tuple[list[Entry], list[Entry]]] = {}
+        known: dict[str, bool] = {}
         for entry in entries:
             text = version_text(entry[0])
             if text is None:
                 continue
             kept, sample = groups.setdefault(text, ([], []))
-            if tags is None or not entry[0].endswith(".whl") or wheel_fits(entry[0], tags):
+            if tags is None or not entry[0].endswith(".whl") or wheel_fits(entry[0], tags, known):
                 kept.append(absolute(entry, page_url))
             elif len(sample) < _SAMPLE:
                 sample.append(absolute(entry, page_url))
@@ -114,6 +122,9 @@ def _entry(item: Sequence[object]) -> Entry:
 
 def absolute(entry: Entry, page_url: str) -> Entry:
     """``entry`` with its URL resolved against the page (fragment dropped)."""
+    url = entry[1]
+    if url.startswith(("https://", "http://")) and "#" not in url and "/." not in url:
+        return entry  # already absolute and clean: urljoin would return it unchanged
     return (entry[0], urldefrag(urljoin(page_url, entry[1]))[0], *entry[2:])  # type: ignore[return-value]
 
 

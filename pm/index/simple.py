@@ -19,7 +19,7 @@ import functools
 import hashlib
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import replace
 from urllib.parse import urldefrag
 
@@ -58,7 +58,7 @@ class SimpleIndexSource:
         *,
         offline: bool = False,
         client: HttpClient | None = None,
-        executor: ThreadPoolExecutor | None = None,
+        executor: Executor | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         workers: int = DEFAULT_WORKERS,
         tags: Iterable[str] | None = None,
