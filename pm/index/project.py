@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 from urllib.parse import urldefrag, urljoin
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -34,6 +35,7 @@ _SAMPLE = 3
 #: (filename, url, sha256, size, requires_python, yanked, upload_time, metadata_sha256).
 #: ``url`` may be relative to the page until the digest resolves it.
 Entry = tuple[str, str, str | None, int | None, str | None, str | None, str | None, str | None]
+R = TypeVar("R")
 
 
 def version_text(filename: str) -> str | None:
@@ -98,20 +100,31 @@ class Digest:
     def build(cls, entries: Iterable[Entry], page_url: str, tags: frozenset[str] | None) -> Digest:
         """Group ``entries`` by version (from their names), keep what fits ``tags`` (all when None),
         resolve URLs against ``page_url`` for what is kept. Unnamed files are dropped."""
+        return cls.build_from(((entry[0], entry) for entry in entries), _same, page_url, tags)
+
+    @classmethod
+    def build_from(cls, named: Iterable[tuple[str, R]], entry_of: Callable[[R], Entry], page_url: str,
+                   tags: frozenset[str] | None) -> Digest:
+        """:meth:`build` over ``(file name, raw record)`` pairs: ``entry_of`` runs only for the files
+        kept (on a big page, a few of thousands)."""
         groups: dict[str, tuple[list[Entry], list[Entry]]] = {}
         known: dict[str, bool] = {}
-        for entry in entries:
-            text = version_text(entry[0])
+        for filename, raw in named:
+            text = version_text(filename)
             if text is None:
                 continue
             kept, sample = groups.setdefault(text, ([], []))
-            if tags is None or not entry[0].endswith(".whl") or wheel_fits(entry[0], tags, known):
-                kept.append(absolute(entry, page_url))
+            if tags is None or not filename.endswith(".whl") or wheel_fits(filename, tags, known):
+                kept.append(absolute(entry_of(raw), page_url))
             elif len(sample) < _SAMPLE:
-                sample.append(absolute(entry, page_url))
+                sample.append(absolute(entry_of(raw), page_url))
         ordered = sorted(((v, text) for text in groups if (v := _version(text)) is not None), reverse=True)
         return cls(tuple((text, tuple(groups[text][0]), () if groups[text][0] else tuple(groups[text][1]))
                          for _, text in ordered))
+
+
+def _same(entry: Entry) -> Entry:
+    return entry
 
 
 def _entry(item: Sequence[object]) -> Entry:
