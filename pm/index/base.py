@@ -40,6 +40,16 @@ class IndexFailure(PmError):
         super().__init__(f"{url}: {detail}")
 
 
+class MetadataUnavailable(IndexFailure):
+    """An sdist whose dependencies are only known by building it.
+
+    Raised by ``metadata()`` for an sdist unless its PKG-INFO is Metadata-Version >= 2.2 and
+    marks none of Requires-Dist / Requires-Python / Provides-Extra as ``Dynamic`` (PEP 643).
+    Still an :class:`IndexFailure` (exit 1), so a caller that does not build sdists fails
+    cleanly; a caller that does (``pm.allow_builds``) catches it and builds.
+    """
+
+
 @dataclass(frozen=True)
 class FileLink:
     """One distribution file a source offers.
