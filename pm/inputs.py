@@ -85,14 +85,15 @@ def plugin_to_json(status: Any) -> dict[str, Any]:
     }
 
 
-def gather(home: Path, flags: Flags, *, candidate: str | None = None) -> Inputs:
-    """Read everything an operation needs. Raises ConfigError when the primary config is broken."""
+def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Path | None = None) -> Inputs:
+    """Read everything an operation needs. Raises ConfigError when the primary config is broken.
+    ``candidate`` is proposed in ``owner``'s config (default :func:`pm.selection.candidate_home`)."""
     config = read_config(home)
     settings = resolve_settings(flags, config)
     target = target_for(settings.python)
     core = load_core(settings.core, settings.core_lock, target.environment)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
-                       candidate=candidate, primary=config)
+                       candidate=candidate, owner=owner, primary=config)
     union = build_union(core, selection)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
     return Inputs(home, settings, target, core, selection, union, digest)

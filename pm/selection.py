@@ -117,13 +117,15 @@ def select(
     host_version: Version,
     sources: Callable[[Path], PluginSources] = PluginSources.for_home,
     candidate: str | None = None,
+    owner: Path | None = None,
     primary: HomeConfig | None = None,
 ) -> Selection:
     """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
 
     ``candidate`` is a plugin proposed for the home that holds it (:func:`candidate_home`):
     selected as if it were listed in that home's ``plugins.enabled`` and not in its
-    ``plugins.disabled`` (nothing is written).
+    ``plugins.disabled`` (nothing is written); ``owner`` names that home instead (a profile
+    asking for a bundled plugin, e.g. ``hermes memory setup`` on a profile).
     """
     notices: list[str] = []
     primary = read_config(home) if primary is None else primary
@@ -134,7 +136,7 @@ def select(
         except InputError as exc:
             notices.append(f"profile {profile.parent.name!r} skipped: {exc}")
     if candidate is not None:
-        owner = candidate_home(home, candidate)
+        owner = owner or candidate_home(home, candidate)
         homes = [(path, name, _propose(config, candidate) if path == owner else config)
                  for path, name, config in homes]
     verdicts: dict[Path, PluginStatus] = {}

@@ -9,16 +9,18 @@ not satisfy it, dry-runs whether preparing it would resolve (the only step that 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from .. import generations
+from ..commands import hermes
 from ..errors import EXIT_NOT_READY, EXIT_OK
 from ..generations import Generation
-from ..inputs import gather
+from ..ops.transaction import Transaction, transaction
 from ..readiness import Readiness, Verdict, check
-from ._common import flags_from, home_of, start_receipt
-from ._output import emit_json, paint, say, table
+from ..receipt import Receipt
+from ._common import home_of, options_from
+from ._output import emit_json, paint, table, tell_failed, tell_receipt
+from .resolve import tell_resolved
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,61 +29,71 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    inputs = gather(home, flags_from(args))
+    options = options_from(args)
+    tried: list[Receipt] = []  # the candidate's dry run, when one was needed
+    txn = transaction(home_of(args), "check", lambda txn: _check(txn, args.candidate, tried), options,
+                      lock=False, candidate=args.candidate, gather_inputs=False)
+    receipt = txn.receipt
+    if txn.value is None:
+        tell_failed(receipt, args.json)
+        return receipt.exit_code
+    if args.json:
+        emit_json(receipt.as_written())
+        return receipt.exit_code
+    readiness, candidate = txn.value
+    for dry_run in tried:
+        tell_resolved(dry_run)  # the conflict above the verdict
+    print(render(readiness))
+    if candidate is not None:
+        print(render_candidate(candidate))
+    tell_receipt(receipt)
+    return receipt.exit_code
+
+
+def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Readiness, dict[str, Any] | None]:
+    """Judge the selected generation (and the candidate ``name``); finishes the receipt."""
+    receipt, home = txn.receipt, txn.home
     generation = generations.selected(home)
-    readiness = check(inputs, generation)
-    receipt = start_receipt("check", inputs, args.candidate)
+    readiness = check(txn.gather(), generation)  # the selection as it is; the candidate is judged apart
     receipt.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
     if generation is not None:  # what the checked environment holds: every file, for declarative builds
         receipt.resolution = generation.record["resolution"]
     receipt.extra["readiness"] = readiness.to_json()
     ready = readiness.ready
     candidate = None
-    if args.candidate:
-        candidate = judge_candidate(home, args, generation, readiness)
+    if name:
+        candidate = judge_candidate(txn, name, generation, readiness, tried)
         receipt.extra["readiness"]["candidate"] = candidate
         ready = ready and candidate["ready"]
-    code = EXIT_OK if ready else EXIT_NOT_READY
     if not ready:
-        receipt.step("hermes pm sync" + (f" --home {home}" if args.home else ""),
+        receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
                      "build a generation that satisfies every declared requirement")
-    receipt.finish("ok" if ready else "not-ready", code)
-    if args.json:
-        emit_json(receipt.as_written())
-        return code
-    print(render(readiness))
-    if candidate is not None:
-        print(render_candidate(candidate))
-    if receipt.path is not None:
-        say(f"receipt: {receipt.path}")
-    return code
+    txn.finish("ok" if ready else "not-ready", EXIT_OK if ready else EXIT_NOT_READY)
+    return readiness, candidate
 
 
-def judge_candidate(home: Path, args: argparse.Namespace, generation: Generation | None,
-                    readiness: Readiness) -> dict[str, Any]:
+def judge_candidate(txn: Transaction, name: str, generation: Generation | None,
+                    readiness: Readiness, tried: list[Receipt]) -> dict[str, Any]:
     """The candidate's verdict from installed metadata; when unmet, whether it would resolve."""
-    from .resolve import check_candidate, resolve_with_receipt
+    from ..inputs import gather
+    from ..ops.resolve import check_candidate, resolve
 
-    name = args.candidate
     verdict = readiness.verdict(name)
+    inputs = None
     if verdict is None:
-        inputs = gather(home, flags_from(args), candidate=name)
+        inputs = gather(txn.home, txn.options.flags, candidate=name)
         check_candidate(inputs, name)
         verdict = check(inputs, generation).verdict(name)
-    else:
-        inputs = None
     assert verdict is not None
     satisfied = generation is not None and not verdict.unmet
     data: dict[str, Any] = {"name": verdict.name, "enabled": inputs is None, "ready": satisfied,
                             "unmet": list(verdict.unmet), "would_resolve": None}
     if not satisfied and inputs is not None:
-        sub = start_receipt("resolve", inputs, name)
-        resolved, _ = resolve_with_receipt(inputs, sub, args)
-        data["would_resolve"] = resolved == EXIT_OK
-        data["resolve_receipt"] = None if sub.path is None else str(sub.path)
+        dry_run = resolve(txn.home, txn.options, candidate=name)
+        data["would_resolve"] = dry_run.code == EXIT_OK
+        data["resolve_receipt"] = None if dry_run.receipt.path is None else str(dry_run.receipt.path)
+        tried.append(dry_run.receipt)
     return data
-
 
 
 def render(readiness: Readiness) -> str:

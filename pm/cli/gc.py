@@ -12,12 +12,12 @@ import argparse
 from pathlib import Path
 
 from .. import generations, leases
+from ..commands import hermes
 from ..errors import EXIT_FAILURE, EXIT_OK, PmError
-from ..lock import home_lock
-from ..receipt import Receipt
+from ..ops.transaction import Transaction, transaction
 from ..store import Store
-from ._common import add_lock_option, home_of
-from ._output import emit_json, say
+from ._common import add_lock_option, home_of, options_from
+from ._output import emit_json, failed_early, reporter_for, say, tell_failed
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -49,16 +49,20 @@ def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[i
 
 
 def run(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    store = Store.for_home(home)
-    receipt = Receipt("gc", home)
-    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        removed, kept, lapsed = collect(home, store)
-        receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
-        receipt.finish("ok", EXIT_OK)
+    def work(txn: Transaction) -> None:
+        removed, kept, lapsed = collect(txn.home, txn.store)
+        txn.receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
+        txn.finish("ok", EXIT_OK)
+
+    txn = transaction(home_of(args), "gc", work, options_from(args), reporter_for(args.json), command="gc",
+                      gather_inputs=False)
+    receipt = txn.receipt
+    removed, kept = receipt.extra.get("removed", []), receipt.extra.get("kept", {})
+    if failed_early(receipt, args.json):
+        return receipt.exit_code
     if args.json:
         emit_json(receipt.as_written())
-        return EXIT_OK
+        return receipt.exit_code
     say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
     for gid, why in kept.items():
         say(f"kept {gid} ({why})")
@@ -75,12 +79,12 @@ class Rollback:
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
-        home = home_of(args)
-        store = Store.for_home(home)
-        receipt = Receipt("rollback", home)
-        with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-            code = rollback(home, store, receipt)
-        if args.json:
+        txn = transaction(home_of(args), "rollback", rollback, options_from(args), reporter_for(args.json),
+                          command="rollback", gather_inputs=False)
+        receipt, code = txn.receipt, txn.receipt.exit_code
+        if receipt.failure is not None and receipt.failure["kind"] != "rollback":
+            tell_failed(receipt, args.json)
+        elif args.json:
             emit_json(receipt.as_written())
         elif code == EXIT_OK:
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
@@ -92,9 +96,10 @@ class Rollback:
         return code
 
 
-def rollback(home: Path, store: Store, receipt: Receipt) -> int:
+def rollback(txn: Transaction) -> int:
     """Select the previous generation if it is intact; otherwise refuse and change nothing.
-    The caller holds the home lock; finishes the receipt."""
+    The transaction holds the home lock; finishes the receipt."""
+    home, store, receipt = txn.home, txn.store, txn.receipt
     state = generations.read_state(home)
     target = generations.previous(home)
     if target is None:
@@ -105,7 +110,8 @@ def rollback(home: Path, store: Store, receipt: Receipt) -> int:
         why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
     if target is None or why:
         receipt.failure = {"kind": "rollback", "message": why, "url": None}
-        receipt.step("hermes pm sync", "build a fresh generation for the current inputs instead")
+        receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
+                     "build a fresh generation for the current inputs instead")
         receipt.finish("refused", EXIT_FAILURE)
         return EXIT_FAILURE
     generations.select(home, store, target)

@@ -92,16 +92,16 @@ def test_disable_always_succeeds_and_rebuilds(env):
 def test_config_changed_during_admission_is_refused(env, monkeypatch):
     home = make_home(env)
     (home / "plugins/b/plugin.yaml").write_text(json.dumps({"name": "b", "pip_dependencies": ["sharedlib<2"]}))
-    import pm.admission as admission
+    import pm.build
 
-    real_build = admission.build
+    real_build = pm.build.build
 
     def build_then_edit(*args, **kwargs):  # another writer edits config.yaml mid-transaction
         generation = real_build(*args, **kwargs)
         (home / "config.yaml").write_text((home / "config.yaml").read_text() + "# edited elsewhere\n")
         return generation
 
-    monkeypatch.setattr(admission, "build", build_then_edit)
+    monkeypatch.setattr(pm.build, "build", build_then_edit)
     before_state = generations.read_state(home)
     assert main(["plugins", "enable", "b", "--home", str(home)]) == 1
     assert (home / "config.yaml").read_text().endswith("# edited elsewhere\n")

@@ -8,34 +8,28 @@ Also the start-up lazy install the host calls once per process per (home, provid
 
 from __future__ import annotations
 
-import argparse
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import Catalog, CatalogRefusal, load_catalog
-from .config import read_config
-from .discover import PluginSources, discover
-from .inputs import Inputs, gather
-from .install import Installed, InstallError, install
-from .lock import LOCK_TIMEOUT, home_lock
-from .plugin import inspect
-from .receipt import Receipt
-from .selection import provides
-from .settings import Flags
-from .store import Store
+from ..catalog import Catalog, CatalogRefusal
+from ..config import read_config
+from ..discover import PluginSources, discover
+from ..errors import EXIT_FAILURE
+from ..install import Installed, InstallError
+from ..install import install as install_files
+from ..plugin import inspect
+from ..selection import provides
+from .install import catalog_for
+from .options import SILENT, Options, Reporter
+from .sync import sync_in
+from .transaction import Result, Transaction, transaction
 
 
 @dataclass(frozen=True)
 class Missing:
     home: Path
     provider: str
-
-
-def catalog_for(home: Path) -> Catalog:
-    configured = read_config(home).pm.get("catalog")
-    return load_catalog((home / configured).resolve() if configured else None)
 
 
 def missing_providers(home: Path) -> list[Missing]:
@@ -60,58 +54,54 @@ def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
     entry = catalog.find(missing.provider)
     if entry is None:
         return None
-    return install(missing.home, entry.name, catalog)
+    return install_files(missing.home, entry.name, catalog)
 
 
-def update(home: Path, flags: Flags, args: argparse.Namespace,
-           say: Callable[[str], None] = print) -> tuple[int, Receipt, Inputs]:
+def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
     """The update transaction under the home lock: per home, install the catalog provider that
     ``memory.provider`` names but nothing provides (told per home), then sync the union of every
-    home. Returns (exit code, finished receipt, the inputs that were synced)."""
-    from .cli._common import start_receipt
-    from .cli.sync import sync
-
-    store = Store.for_home(home)
-    installed_names: list[str] = []
-    refused: list[str] = []
-    with home_lock(home, store, timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT), notify=say):
-        catalog = catalog_for(home)
-        for missing in missing_providers(home):
-            names, problem = _install_one(missing, catalog, say)
-            installed_names += names
+    home. The receipt's ``installed`` lists what was installed."""
+    def work(txn: Transaction) -> None:
+        catalog = catalog_for(txn.home)
+        installed: list[str] = []
+        refused: list[str] = []
+        for missing in missing_providers(txn.home):
+            names, problem = _install_one(missing, catalog, reporter)
+            installed += names
             refused += [problem] if problem else []
-        inputs = gather(home, flags)
-        receipt = start_receipt("update", inputs)
-        receipt.extra["installed"] = installed_names
+        txn.gather()
+        txn.receipt.extra["installed"] = installed
         if refused:  # a configured memory provider that could not be installed: a failure, not ok
-            receipt.failure = {"kind": "install", "message": "; ".join(refused), "url": None}
-            receipt.finish("failed", 1)
-            return 1, receipt, inputs
-        code = sync(inputs, receipt, store, args)
-    return code, receipt, inputs
+            txn.receipt.failure = {"kind": "install", "message": "; ".join(refused), "url": None}
+            txn.finish("failed", EXIT_FAILURE)
+        else:
+            sync_in(txn)
+
+    txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
+    return Result(txn.receipt, txn.inputs)
 
 
-def _install_one(missing: Missing, catalog: Catalog, say: Callable[[str], None]) -> tuple[list[str], str | None]:
+def _install_one(missing: Missing, catalog: Catalog, reporter: Reporter) -> tuple[list[str], str | None]:
     """(names installed, the refusal when the catalog entry could not be installed)."""
     where = missing.home
     try:
         installed = install_missing(missing, catalog)
     except (InstallError, CatalogRefusal) as refusal:
-        say(f"!!! {where}: memory provider {missing.provider!r} NOT installed: {refusal}")
+        reporter.notice(f"!!! {where}: memory provider {missing.provider!r} NOT installed: {refusal}")
         return [], f"memory provider {missing.provider!r} for {where}: {refusal}"
     if installed is None:
-        say(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
-            "and the catalog has no such entry; the agent runs WITHOUT its memory")
+        reporter.notice(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
+                        "and the catalog has no such entry; the agent runs WITHOUT its memory")
         return [], None
-    say(f"{where}: installed memory provider {installed.name!r} "
-        f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
+    reporter.notice(f"{where}: installed memory provider {installed.name!r} "
+                    f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
     return [installed.name], None
 
 
 _LAZY_DONE: set[tuple[str, str]] = set()
 
 
-def lazy_install(home: Path, say: Callable[[str], None] = print) -> list[str]:
+def lazy_install(home: Path, reporter: Reporter = SILENT) -> list[str]:
     """Start-up hook: when ``security.allow_lazy_installs`` is exactly true and
     ``HERMES_DISABLE_LAZY_INSTALLS`` is unset, install missing catalog providers and admit them
     (the update transaction); else warn loudly with the command to run. Once per process per
@@ -123,11 +113,12 @@ def lazy_install(home: Path, say: Callable[[str], None] = print) -> list[str]:
         return []
     if not allowed:
         for missing in fresh:
-            say(f"WARNING: memory provider {missing.provider!r} (configured in {missing.home / 'config.yaml'}) "
-                f"is not installed; the agent will run WITHOUT its memory. Run: hermes update")
+            reporter.notice(f"WARNING: memory provider {missing.provider!r} (configured in "
+                            f"{missing.home / 'config.yaml'}) is not installed; the agent will run WITHOUT its "
+                            "memory. Run: hermes update")
         return []
-    args = argparse.Namespace(json=False, home=str(home), candidate=None, lock_timeout=LOCK_TIMEOUT)
-    code, receipt, _ = update(home, Flags(), args, say=say)
-    if code != 0:
-        say(f"WARNING: installing the missing memory provider did not finish (exit {code}); see {receipt.path}")
-    return list(receipt.extra.get("installed", []))
+    done = update(home, Options(), reporter)
+    if done.code != 0:
+        reporter.notice(f"WARNING: installing the missing memory provider did not finish (exit {done.code}); "
+                        f"see {done.receipt.path}")
+    return list(done.receipt.extra.get("installed", []))
