@@ -143,3 +143,24 @@ def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, c
     err = capsys.readouterr().err  # the previous generation is the one built after 'disable a': empty
     assert "warning: after rollback, b is not ready: " in err
     assert "requires sharedlib>=2; installed: not installed (run `hermes pm sync`, or disable it)" in err
+
+
+def test_enable_edits_a_flow_style_config(env):
+    """`{}` is what yaml.safe_dump({}) writes; enabling used to end in a ParserError traceback."""
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    (home / "config.yaml").write_text("{}\n")
+    assert main(["plugins", "enable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_text() == "plugins:\n  enabled:\n  - a\n"
+    assert (latest(home)["kind"], latest(home)["outcome"]) == ("admit", "ok")
+
+
+def test_enable_and_disable_keep_a_crlf_config_crlf(env):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    plugin(home / "plugins", "c", [])
+    (home / "config.yaml").write_bytes(b"# mine\r\nplugins:\r\n  enabled:\r\n    - c\r\n")
+    assert main(["plugins", "enable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - c\r\n    - a\r\n"
+    assert main(["plugins", "disable", "c", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - a\r\n"
