@@ -46,3 +46,22 @@ def test_prepare_on_a_profile_reports_the_primarys_sync(profile: Path) -> None:
     assert preparation.receipt.home == profile.parent.parent
     assert preparation.readiness.generation is not None
     assert preparation.readiness.generation.id == generations.read_state(profile.parent.parent)["selected"]
+
+
+def test_a_refused_preparation_prints_steps_that_run_as_printed(
+        new_home: Callable[..., Path], make_index: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+    import subprocess
+
+    from agent.cli import main as hermes
+
+    monkeypatch.setenv("HERMES_PM_INDEX_URL", make_index({"unrelated": {"1.0": []}}).url)  # no PyYAML
+    home = new_home(name="my home")
+    preparation = prepare_provider(home, "jsonl_journal", say=lambda _: None)
+    assert not preparation.ready and preparation.next_steps
+    for command, _ in preparation.next_steps:
+        argv = shlex.split(command)
+        if argv[0] == "hermes":
+            assert hermes(argv[1:]) != 2, command
+        else:
+            assert subprocess.run(argv, capture_output=True, check=False).returncode == 0, command
