@@ -32,9 +32,9 @@ def emit_json(data: Any) -> None:
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:
-    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
-    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip()]
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows, strict=True)]
+    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
 
 
