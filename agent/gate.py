@@ -28,6 +28,7 @@ from pm.config import read_config
 from pm.generations import Generation
 from pm.inputs import Inputs, gather
 from pm.readiness import check
+from pm.selection import Status
 from pm.settings import Flags, resolve_home
 from pm.target import running_environment
 
@@ -152,6 +153,6 @@ def _inputs_with(info: ProviderInfo, home: Path) -> Inputs:
     status = inputs.find(info.key)
     if status is not None and status.is_member:
         return inputs
-    if status is not None and status.status != "not-enabled":
+    if status is not None and status.status is not Status.NOT_ENABLED:
         raise ProviderInvalid(info.name, f"sits out of the environment: {status.reason}")
     return gather(env_home, Flags(), candidate=info.key)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..inputs import Inputs, plugin_to_json
 from ..ops.transaction import transaction
+from ..selection import Status
 from ._common import home_of, options_from
 from ._output import emit_json, paint, table, tell_failed
 
@@ -57,7 +58,7 @@ def render(inputs: Inputs) -> str:
     ]
     rows = []
     for status in inputs.selection.plugins:
-        colour = {"member": "green", "invalid": "red", "shadowed": "yellow"}.get(status.status, "dim")
+        colour = {Status.MEMBER: "green", Status.INVALID: "red", Status.SHADOWED: "yellow"}.get(status.status, "dim")
         rows.append([status.plugin.key, status.plugin.root.source, paint(status.status, colour), status.reason])
     lines.append(table(rows, ["plugin", "source", "status", "reason"]) if rows else "no plugin roots found")
     lines += ["", f"union ({len(inputs.union.requirements)} requirements):"]

@@ -36,10 +36,6 @@ class ConfigChanged(PmError):
         super().__init__(f"{path} changed while pm was working; nothing was written, retry")
 
 
-#: Statuses with which an enabled plugin is part of the environment's selection.
-JOINS = ("member", "sidecar-only", "external")
-
-
 def enable(home: Path, name: str, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
     """The admission transaction for ``name`` (module docstring)."""
     txn = transaction(home, "admit", lambda txn: _admit(txn, _owner(home, txn.home, name), name), options,
@@ -65,7 +61,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     check_candidate(inputs, name)
     found = inputs.find(name)
     assert found is not None
-    if found.status not in JOINS:
+    if not found.status.joins:
         from .failures import NotAdmissible
 
         raise NotAdmissible(name, found.status, found.reason)

@@ -10,7 +10,6 @@ from ..config import read_config
 from ..errors import EXIT_OK
 from ..install import install as install_files
 from ..install import remove as remove_files
-from .admit import JOINS
 from .failures import StillEnabled
 from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, transaction
@@ -47,7 +46,7 @@ def remove(home: Path, name: str, options: Options | None = None, reporter: Repo
 
     def work(txn: Transaction) -> None:
         selected = txn.gather().find(name)
-        if selected is not None and (selected.status in JOINS + ("sits-out",) or selected.enabled_but_invalid):
+        if selected is not None and (selected.status.enabled or selected.enabled_but_invalid):
             raise StillEnabled(name)
         path = remove_files(asked, name)
         txn.receipt.extra["removed"] = str(path)

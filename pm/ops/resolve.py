@@ -96,10 +96,6 @@ def unknown_plugin(inputs: Inputs, name: str) -> UnknownPlugin:
     return UnknownPlugin(name, inputs.home, close[0] if close else None)
 
 
-#: Statuses with which a proposed plugin cannot join the union.
-CANNOT_JOIN = ("invalid", "sits-out", "shadowed")
-
-
 def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
     """The candidate's plugin key (``category/name`` for a plugin in a category folder); raises
     :class:`UnknownPlugin` or :class:`NotAdmissible` when it does not exist or cannot join."""
@@ -108,7 +104,7 @@ def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
     found = inputs.find(candidate)
     if found is None:
         raise unknown_plugin(inputs, candidate)
-    if found.status in CANNOT_JOIN:
+    if not found.status.can_join:
         raise NotAdmissible(candidate, found.status, found.reason)
     return found.plugin.key
 
