@@ -12,6 +12,8 @@ from pm import generations
 from pm.errors import EXIT_OK
 from pm.ops import SILENT, Notices, Options
 from pm.ops.admit import disable, enable
+from pm.ops.check import check
+from pm.ops.gc import gc, rollback
 from pm.ops.install import install, remove
 from pm.ops.receipts import KEEP, write
 from pm.ops.resolve import UnknownPlugin, resolve
@@ -45,6 +47,19 @@ def test_the_operations_run_without_a_cli_and_say_nothing(home: Path, env: Path,
     assert install(home, str(source)).receipt.extra["installed"] == "fresh"
     assert remove(home, "fresh").receipt.extra["removed"] == str(home / "plugins/fresh")
     assert capsys.readouterr() == ("", "") and told == []
+
+
+def test_check_gc_and_rollback_are_operations_too(home: Path) -> None:
+    assert check(home).code == 4 and check(home).readiness is not None  # nothing built yet
+    first = sync(home).receipt.generation
+    assert check(home).code == EXIT_OK
+    assert (checked := check(home, candidate="b")).code == 4 and checked.dry_run is not None
+    assert checked.dry_run.outcome == "conflict" and checked.candidate["would_resolve"] is False
+    assert disable(home, "a").code == EXIT_OK
+    assert rollback(home).receipt.generation["id"] == first["id"]
+    collected = gc(home).receipt
+    assert collected.outcome == "ok" and collected.extra["kept"][first["id"]] == "selected"
+    assert sorted(collected.extra["kept"].values()) == ["previous", "selected"]
 
 
 def test_a_profile_operates_on_its_primarys_environment(home: Path) -> None:
