@@ -15,7 +15,6 @@ from pathlib import Path
 from ..catalog import Catalog, CatalogRefusal
 from ..config import read_config
 from ..discover import PluginSources, discover
-from ..errors import EXIT_FAILURE
 from ..install import Installed, InstallError
 from ..install import install as install_files
 from ..plugin import inspect
@@ -24,6 +23,15 @@ from .install import catalog_for
 from .options import SILENT, Options, Reporter
 from .sync import sync_in
 from .transaction import Result, Transaction, transaction
+
+
+class ProvidersNotInstalled(InstallError):
+    """Configured memory providers the catalog could not install (each ``refusals`` line names the
+    provider, the home and why); the update stops before its sync."""
+
+    def __init__(self, refusals: list[str]) -> None:
+        self.refusals = tuple(refusals)
+        super().__init__("; ".join(refusals))
 
 
 @dataclass(frozen=True)
@@ -71,11 +79,9 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             refused += [problem] if problem else []
         txn.gather()
         txn.receipt.extra["installed"] = installed
-        if refused:  # a configured memory provider that could not be installed: a failure, not ok
-            txn.receipt.failure = {"kind": "install", "message": "; ".join(refused), "url": None}
-            txn.finish("failed", EXIT_FAILURE)
-        else:
-            sync_in(txn)
+        if refused:  # a configured memory provider that could not be installed: refused, as install is
+            raise ProvidersNotInstalled(refused)
+        sync_in(txn)
 
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
     return Result(txn.receipt, txn.inputs)

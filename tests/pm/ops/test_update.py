@@ -173,7 +173,8 @@ def test_a_catalog_subdir_that_does_not_exist_fails_the_update(env, provider_rep
     assert main(["update", "--home", str(home)]) == 1
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
-    assert (receipt["kind"], receipt["outcome"]) == ("update", "failed")
+    # an install the catalog refuses reads the same from update as from plugins install (pm.ops.failures)
+    assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("update", "refused", "install")
     assert receipt["failure"]["message"] == (
         f"memory provider 'honcho' for {home}: {cat}: entry 'honcho': subdir 'providers/nope' does not exist in "
         f"{repo} at commit {commit}; refused")
