@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.memory_command == "setup":
             from pm.managed import check as refuse_if_managed
+            from pm.settings import environment_home
 
-            refuse_if_managed(home, "memory-setup")  # setup may run admission, which changes the environment
+            # setup may run admission, which changes the environment: a profile's is its primary's
+            refuse_if_managed(environment_home(home), "memory-setup")
             return _setup(home, args)
         return _status(home, args)
     except SetupError as exc:

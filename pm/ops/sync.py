@@ -50,9 +50,14 @@ def sync(home: Path, options: Options | None = None, reporter: Reporter = SILENT
 
 def sync_in(txn: Transaction) -> None:
     """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt."""
-    obtained = obtain(txn, txn.gathered, lambda: resolve_in(txn))
+    obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
     if obtained is not None:
         select_generation(txn, obtained)
+
+
+def _resolving(txn: Transaction) -> Resolution | None:
+    txn.reporter.progress("resolving")
+    return resolve_in(txn)
 
 
 def obtain(txn: Transaction, inputs: Inputs,
@@ -67,7 +72,6 @@ def obtain(txn: Transaction, inputs: Inputs,
         txn.receipt.warnings.append(found.damaged)
     if found.generation is not None:
         return Obtained(found.generation, "reused")
-    txn.reporter.progress("resolving")
     resolved = resolution()
     if resolved is None:
         return None
