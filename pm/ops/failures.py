@@ -15,6 +15,7 @@ exception                              kind               outcome
 :class:`pm.install.InstallError`,      install            refused
 :class:`pm.catalog.CatalogRefusal`
 :class:`pm.index.builds.BuildFailure`  build              failed
+:class:`pm.recheck.MetadataMismatch`   MetadataMismatch   failed
 :class:`pm.index.base.IndexFailure`    index              failed
 :class:`pm.resolver.TooComplex`        too-complex        failed
 any other :class:`PmError`             its class name     failed
@@ -100,7 +101,7 @@ def _classify(exc: PmError) -> tuple[str, str]:
 
 
 def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
-    """In order: the first matching row wins (BuildFailure is an IndexFailure)."""
+    """In order: the first matching row wins (BuildFailure and MetadataMismatch are IndexFailures)."""
     from ..build import HashMismatch  # imported only when something failed
     from ..catalog import CatalogRefusal
     from ..frozen import FileMismatch
@@ -108,6 +109,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
     from ..index.builds import BuildFailure
     from ..install import InstallError
     from ..managed import Managed
+    from ..recheck import MetadataMismatch
     from ..resolver import TooComplex
 
     return [
@@ -118,6 +120,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
         ((StillEnabled,), "still-enabled", "refused"),
         ((InstallError, CatalogRefusal), "install", "refused"),
         ((BuildFailure,), "build", "failed"),
+        ((MetadataMismatch,), "MetadataMismatch", "failed"),
         ((IndexFailure,), "index", "failed"),
         ((TooComplex,), "too-complex", "failed"),
     ]

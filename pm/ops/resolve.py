@@ -12,7 +12,7 @@ from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
 from ..inputs import Inputs
 from .failures import NotAdmissible
 from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, policy_of, source_of, transaction
+from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
     from ..resolver import Conflict, Resolution
@@ -49,8 +49,10 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
     steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
     records it); a resolution is returned with the receipt still open."""
+    from ..index.cache import Cache  # the resolver and the index client load only when used
     from ..records import resolution_to_json
-    from ..resolver import Conflict, resolve_union  # the resolver and the index client load only when used
+    from ..resolver import Conflict
+    from ..reuse import resolve_reusing
 
     inputs, receipt = txn.gathered, txn.receipt
     started = time.perf_counter()
@@ -58,14 +60,15 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     policy = policy_of(inputs)
     try:
         with source_of(inputs) as source:
-            resolution = resolve_union(inputs.union, inputs.target, source, policy,
-                                       candidate=key, builder=builder_of(inputs, policy))
+            resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
+                                                 builder=builder_of(inputs, policy), cache=Cache(cache_dir()))
     except Conflict as conflict:
         _conflicted(txn, conflict)
         return None
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
+    receipt.extra["reused_resolution"] = reused
     return resolution
 
 

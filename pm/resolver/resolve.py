@@ -67,7 +67,17 @@ def resolve_union(
     finally:
         provider.close()
     resolution = _to_resolution(result)
+    resolution = _with_unverified_metadata(resolution, provider)
     return replace(resolution, warnings=_missing_extras(result, provider))
+
+
+def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Resolution:
+    """Pins whose metadata no hash vouched for (read by range) carry it, for the build to check."""
+    pins = []
+    for pin in resolution.pins:
+        metadata = provider.metadata(pin.link) if pin.link.is_wheel else None
+        pins.append(replace(pin, unverified=metadata) if metadata is not None and metadata.unverified else pin)
+    return replace(resolution, pins=tuple(pins))
 
 
 def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from pm.install import InstallError
 from pm.lock import LockTimeout
 from pm.managed import Managed, Manager
 from pm.ops.failures import InputsChanged, NotAdmissible, StillEnabled, failure_of
+from pm.recheck import MetadataMismatch
 from pm.resolver import TooComplex
 from pm.testing import LocalIndex, build_packages
 from pm.testing.receipts import assert_valid_receipt
@@ -42,6 +43,7 @@ CORRUPT = "sharedlib-1.4.0-py3-none-any.whl"
     (CatalogRefusal("removed"), "install", "refused", 1),
     (BuildFailure(FileLink("a-1.0.tar.gz", "https://x/a-1.0.tar.gz"), "exit 1"), "build", "failed", 1),
     (MetadataUnavailable("https://x/a.tar.gz", "dynamic"), "index", "failed", 1),
+    (MetadataMismatch("https://x/a.whl", "Requires-Dist", "'b'", "''"), "MetadataMismatch", "failed", 1),
     (IndexFailure("https://x/simple/a/", "HTTP 503"), "index", "failed", 1),
     (TooComplex(100), "too-complex", "failed", 1),
     (LockTimeout(Path("/h/pm/lock"), 0.0, "pid 1"), "LockTimeout", "failed", 1),
