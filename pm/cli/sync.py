@@ -61,7 +61,7 @@ def tell_synced(receipt: Receipt) -> None:
         if gen["restart_required"]:
             say("running hermes processes keep their generation until they restart")
     elif receipt.failure is not None and receipt.failure["kind"] in ("inputs-changed", "no-inputs"):
-        say(f"{paint('refused', 'red', sys.stderr)}: {receipt.failure['message'].removeprefix('refused: ')}")
+        tell_failure(receipt)  # refused: …, then the commands that go on
         tell_steps(receipt.next_steps, header=False)
     elif receipt.failure is not None and "message" in receipt.extra:
         tell_failure(receipt)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..catalog import Catalog
 from ..config import read_config
 from ..errors import EXIT_OK
 from ..install import install as install_files
@@ -15,9 +16,9 @@ from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, transaction
 
 
-def catalog_for(home: Path):  # type: ignore[no-untyped-def]
+def catalog_for(home: Path) -> Catalog:
     """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one."""
-    from ..catalog import load_catalog
+    from ..catalog import load_catalog  # read only when installing
 
     configured = read_config(home).pm.get("catalog")
     return load_catalog((home / configured).resolve() if configured else None)

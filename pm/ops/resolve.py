@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
 from ..inputs import Inputs
@@ -15,7 +15,7 @@ from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Conflict, Resolution
+    from ..resolver import Builder, Conflict, Policy, Resolution
 
 
 class UnknownPlugin(PmError):
@@ -112,9 +112,9 @@ def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
     return found.plugin.key
 
 
-def builder_of(inputs: Inputs, policy: Any) -> Any:
+def builder_of(inputs: Inputs, policy: Policy) -> Builder | None:
     """The uv-based sdist builder when ``pm.allow_builds`` names packages, else None (no builds)."""
-    if not getattr(policy, "allow_builds", None):
+    if not policy.allow_builds:
         return None
     from ..index.builds import uv_builder
 
