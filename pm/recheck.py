@@ -20,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from .index._metadata import parse_metadata
 from .index.base import IndexFailure, Metadata
 from .resolver import Pin, Resolution
+from .resolver.model import Unverified
 
 
 class MetadataMismatch(IndexFailure):
@@ -61,18 +62,14 @@ def check_unverified(site_packages: Path, resolution: Resolution) -> None:
 def _compare(pin: Pin, installed: Metadata) -> None:
     used = pin.unverified
     assert used is not None
-    before, after = _requires(used), _requires(installed)
+    found = Unverified.of(installed)
+    before, after = list(used.requires_dist), list(found.requires_dist)
     if before != after:
         raise MetadataMismatch(pin.link.url, "Requires-Dist", _shown(before), _shown(after))
-    before_python = str(used.requires_python or "")
-    after_python = str(installed.requires_python or "")
+    before_python, after_python = used.requires_python, found.requires_python
     if before_python != after_python:
         raise MetadataMismatch(pin.link.url, "Requires-Python", before_python or "none",
                                after_python or "none")
-
-
-def _requires(metadata: Metadata) -> list[str]:
-    return sorted(str(requirement) for requirement in metadata.requires_dist)
 
 
 def _shown(requires: list[str]) -> str:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from .commands import hermes
 from .index.base import FileLink
-from .resolver import Conflict, Pin, Resolution
+from .resolver.model import Pin, Resolution
 from .union import Origin
+
+if TYPE_CHECKING:
+    from .resolver import Conflict
 
 __all__ = ["conflict_steps", "conflict_to_json", "hermes", "pin_to_json", "resolution_from_json",
            "resolution_to_json"]

@@ -19,23 +19,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from packaging.requirements import Requirement
-from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from . import __version__
-from .index.base import FileLink, Metadata, Source
+from .index.base import FileLink, Source
 from .index.cache import Cache
 from .inputs import Inputs
-from .resolver import Builder, Policy, Resolution, resolve_union
-from .resolver.model import Parent, Pin
+from .resolver.model import Parent, Pin, Policy, Resolution, Unverified
+
+if TYPE_CHECKING:
+    from .resolver.provider import Builder
 from .union import Origin
 
-#: 2: pins keep the metadata that came by range (unverified), for the build's re-check.
-_FORMAT = 2
+#: 2: pins keep the metadata that came by range (unverified), for the build's re-check; 3: as text.
+_FORMAT = 3
 
 
 def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate: str | None,
@@ -46,11 +46,30 @@ def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate
     found = lookup(cache, key, source)
     if found is not None:
         return found, True
+    from .resolver.resolve import resolve_union  # loads resolvelib: only when resolving
+
     resolution = resolve_union(inputs.union, inputs.target, source, policy, candidate=candidate, builder=builder)
     pages = getattr(source, "pages_read", None)
     if callable(pages):
         remember(cache, key, resolution, pages())
     return resolution, False
+
+
+def fresh_resolution(inputs: Inputs, policy: Policy, *, candidate: str | None, cache: Cache) -> Resolution | None:
+    """The stored resolution when every page it read is still fresh in the cache (or offline, in
+    it at all): no source, no request, no index client loaded. None when any page must be asked."""
+    stored = _stored(cache, reuse_key(inputs, candidate, policy))
+    if stored is None:
+        return None
+    pages, resolution = stored
+    offline = inputs.settings.offline
+    for url, status, sha in pages:
+        header = cache.get_header(url)
+        if header is None or (header.status, header.body_sha256) != (status, sha):
+            return None
+        if not (offline or header.is_fresh()):
+            return None
+    return resolution
 
 
 def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:
@@ -70,16 +89,23 @@ def _folder_state(folder: Path) -> list[Any]:
 
 
 def lookup(cache: Cache, key: str, source: Source) -> Resolution | None:
+    stored = _stored(cache, key)
+    if stored is None:
+        return None
+    pages, resolution = stored
+    return resolution if _pages_unchanged(source, pages) else None
+
+
+def _stored(cache: Cache, key: str) -> tuple[list[tuple[str, int, str]], Resolution] | None:
     data = cache.get_result(key)
     if data is None:
         return None
     try:
         stored = json.loads(data)
         pages = [(str(url), int(status), str(sha)) for url, status, sha in stored["pages"]]
-        resolution = resolution_from_json(stored["resolution"])
+        return pages, resolution_from_json(stored["resolution"])
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return resolution if _pages_unchanged(source, pages) else None
 
 
 def remember(cache: Cache, key: str, resolution: Resolution, pages: dict[str, tuple[int, str]]) -> None:
@@ -127,20 +153,13 @@ def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
         for pin in resolution.pins]}
 
 
-def _unverified_to_json(metadata: Metadata | None) -> dict[str, Any] | None:
+def _unverified_to_json(unverified: Unverified | None) -> list[Any] | None:
     """What the build re-checks of metadata read by range (:mod:`pm.recheck`), else None."""
-    if metadata is None:
-        return None
-    return {"requires_dist": [str(r) for r in metadata.requires_dist],
-            "requires_python": str(metadata.requires_python) if metadata.requires_python is not None else None}
+    return None if unverified is None else [list(unverified.requires_dist), unverified.requires_python]
 
 
-def _unverified_from_json(data: dict[str, Any] | None, pin: Pin) -> Metadata | None:
-    if data is None:
-        return None
-    python = data["requires_python"]
-    return Metadata(pin.name, pin.version, tuple(Requirement(r) for r in data["requires_dist"]),
-                    SpecifierSet(python) if python is not None else None, unverified=True)
+def _unverified_from_json(data: list[Any] | None) -> Unverified | None:
+    return None if data is None else Unverified(tuple(str(r) for r in data[0]), str(data[1]))
 
 
 def resolution_from_json(data: dict[str, Any]) -> Resolution:
@@ -157,5 +176,5 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
                           for requirement, origin, package, locked in item["parents"]),
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
         )
-        pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"), pin)))
+        pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"))))
     return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]))

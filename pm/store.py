@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -81,6 +80,8 @@ class Store:
         if path.is_symlink() or path.is_file():
             path.unlink()
         elif path.exists():
+            import shutil  # only removals need it
+
             shutil.rmtree(path)
 
     def unlink(self, path: Path) -> None:

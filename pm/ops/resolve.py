@@ -49,20 +49,23 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
     steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
     records it); a resolution is returned with the receipt still open."""
-    from ..index.cache import Cache  # the resolver and the index client load only when used
+    from .. import resolver  # its names load on first use: a reused resolution needs none of them
+    from ..index.cache import Cache  # the index client loads only when a page must be asked for
     from ..records import resolution_to_json
-    from ..resolver import Conflict
-    from ..reuse import resolve_reusing
+    from ..reuse import fresh_resolution, resolve_reusing
 
     inputs, receipt = txn.gathered, txn.receipt
     started = time.perf_counter()
     key = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
+    cache = Cache(cache_dir())
     try:
-        with source_of(inputs) as source:
-            resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
-                                                 builder=builder_of(inputs, policy), cache=Cache(cache_dir()))
-    except Conflict as conflict:
+        resolution, reused = fresh_resolution(inputs, policy, candidate=key, cache=cache), True
+        if resolution is None:
+            with source_of(inputs) as source:
+                resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
+                                                     builder=builder_of(inputs, policy), cache=cache)
+    except resolver.Conflict as conflict:  # evaluated only when something was raised
         _conflicted(txn, conflict)
         return None
     receipt.resolution = resolution_to_json(resolution)

@@ -9,10 +9,28 @@
 - :mod:`.wording` — :func:`format_conflict`, the one formatter of findings
 """
 
-from .explain import Cause, Conflict, Finding, TooComplex
-from .model import Pin, Policy, Resolution
-from .provider import Builder
-from .resolve import resolve_union
-from .wording import format_conflict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .explain import Cause, Conflict, Finding, TooComplex
+    from .model import Pin, Policy, Resolution
+    from .provider import Builder
+    from .resolve import resolve_union
+    from .wording import format_conflict
+
+#: Where each public name lives, loaded on first use (PEP 562): reading a stored resolution
+#: (pins, a receipt) needs only the model, not resolvelib, the provider and the explanations.
+_LAZY = {"Cause": ".explain", "Conflict": ".explain", "Finding": ".explain", "TooComplex": ".explain",
+         "Pin": ".model", "Policy": ".model", "Resolution": ".model", "Builder": ".provider",
+         "resolve_union": ".resolve", "format_conflict": ".wording"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+
 
 __all__ = ["Builder", "Cause", "Conflict", "Finding", "Pin", "Policy", "Resolution", "TooComplex", "format_conflict", "resolve_union"]

@@ -105,6 +105,20 @@ class Parent:
 
 
 @dataclass(frozen=True)
+class Unverified:
+    """What a resolution read of a file's core metadata when no hash vouched for it (by range
+    requests): the build compares the installed wheel with it (:mod:`pm.recheck`). Kept as the
+    normalized text of each requirement, so a stored resolution is reused without parsing."""
+
+    requires_dist: tuple[str, ...]
+    requires_python: str
+
+    @classmethod
+    def of(cls, metadata: Metadata) -> Unverified:
+        return cls(tuple(sorted(str(r) for r in metadata.requires_dist)), str(metadata.requires_python or ""))
+
+
+@dataclass(frozen=True)
 class Pin:
     """One resolved package."""
 
@@ -117,7 +131,7 @@ class Pin:
     dependencies: tuple[NormalizedName, ...] = field(default=())
     #: The core metadata the resolution used, kept when no hash vouched for it (read by range
     #: requests): the build checks the installed wheel's Requires-Dist/Requires-Python against it.
-    unverified: Metadata | None = field(default=None, compare=False)
+    unverified: Unverified | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

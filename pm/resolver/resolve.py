@@ -16,7 +16,7 @@ from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
 from .explain import TooComplex, explain
-from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution
+from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified
 from .provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
@@ -104,7 +104,8 @@ def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Res
     pins = []
     for pin in resolution.pins:
         metadata = provider.metadata(pin.link) if pin.link.is_wheel else None
-        pins.append(replace(pin, unverified=metadata) if metadata is not None and metadata.unverified else pin)
+        pins.append(replace(pin, unverified=Unverified.of(metadata))
+                    if metadata is not None and metadata.unverified else pin)
     return replace(resolution, pins=tuple(pins))
 
 

@@ -130,3 +130,25 @@ def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
                                  (Parent("a>=1", Origin("p", "/f")), Parent("a==1.0", package="b 2", locked=True)),
                                  ("c",)),), ("a warning",))
     assert resolution_from_json(json.loads(json.dumps(resolution_to_json(resolution)))) == resolution
+
+
+def test_a_fresh_reuse_loads_neither_the_resolver_nor_the_index_client(capsys, home, index, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    resolve(capsys, home, index)
+    cache = Cache(tmp_path / "cache")
+    for name in ("alpha", "beta"):
+        header = cache.get_header(index.project_url(name))
+        assert header is not None
+        cache.put_header(dataclasses.replace(header, max_age=600))
+    script = ("import sys, json\nfrom pm.cli import main\ncode = main(sys.argv[1:])\n"
+              "heavy = ('pm.resolver.', 'pm.index.simple', 'pm.index.http', 'resolvelib')\n"
+              "print(json.dumps(sorted(m for m in sys.modules if m.startswith(heavy))), file=sys.stderr)\n"
+              "sys.exit(code)")
+    argv = [sys.executable, "-c", script, "resolve", "--home", str(home), "--index-url", index.url,
+            "--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt")]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == ["pm.resolver.model"]
