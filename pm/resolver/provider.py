@@ -20,6 +20,7 @@ from resolvelib import AbstractProvider
 from ..index._metadata import MetadataUnavailable
 from ..index.base import FileLink, IndexFailure, Metadata, Source
 from ..target import Target
+from .learning import Learning
 from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
@@ -62,6 +63,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
         self._python_fits: dict[str, bool] = {}
         self._lookahead = LookAhead(self)
+        self.learning = Learning(self)
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
         """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
@@ -131,6 +133,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 if version not in bad
             ]
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
+        found = self.learning.alive(reqs, found)
         self._counts[identifier] = len(found)
         return found
 
@@ -150,6 +153,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             deps.append(Req(PYTHON, metadata.requires_python, frozenset(),
                             f"Python {metadata.requires_python}", origins, candidate))
         deps += [Req.from_requirement(r, origins, candidate) for r in self.applying(metadata, candidate.extras)]
+        self.learning.saw(candidate, deps)
         self.source.prefetch(d.name for d in deps if d.name != PYTHON)
         self.look_ahead(d for d in deps if d.name != PYTHON)
         return deps
