@@ -11,7 +11,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from .index.base import FileLink
-from .resolver import Conflict, Pin, Resolution
+from .resolver import Conflict, MissingProjects, Pin, Resolution
 from .union import Origin
 
 
@@ -103,4 +103,46 @@ def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = F
         elif finding.kind == "sdist-only":
             steps.append((hermes("pm", "resolve", "--allow-build", package, home=home),
                           f"{package} has no wheel; building it runs its build backend (opt-in)"))
+    return steps
+
+
+def missing_to_json(error: MissingProjects) -> dict[str, Any]:
+    """The receipt's ``failure`` for missing projects: each project, who requires it, a near-match."""
+    projects: dict[str, dict[str, Any]] = {}
+    for finding in error.findings:
+        for cause in finding.causes:
+            for name in _missing_in(finding):
+                entry = projects.setdefault(name, {"name": name, "suggestion": error.suggestions.get(name),
+                                                   "required_by": []})
+                entry["required_by"].append(cause.to_json() | {"chain": finding.dead_end is not None})
+    return {"kind": "missing-project", "message": str(error), "url": None, "projects": list(projects.values()),
+            "plugins": list(error.plugins), "searched": list(error.searched)}
+
+
+def _missing_in(finding: Any) -> list[str]:
+    from .resolver.missing import missing_names
+
+    return missing_names(finding)
+
+
+def missing_steps(error: MissingProjects, home: Path | None, *, admission: bool = False) -> list[tuple[str, str]]:
+    """Next steps for missing projects: fix the declaration (or the index), then retry; never
+    "disable another plugin", since no other plugin is involved."""
+    steps: list[tuple[str, str]] = []
+    names = ", ".join(repr(n) + (f" (did you mean {error.suggestions[n]!r}?)" if n in error.suggestions else "")
+                      for n in error.projects)
+    files = sorted({c.origin.file for f in error.findings for c in f.causes if c.origin.file})
+    where = f" in {', '.join(files)}" if files else ""
+    steps.append((hermes("pm", "scan", home=home),
+                  f"check the spelling of {names}{where}; if the project lives on another index, set it "
+                  "with --index-url or pm.index_url in config.yaml"))
+    candidate = error.candidate
+    if candidate is not None:
+        retry = ("plugins", "enable", candidate) if admission else ("pm", "resolve", "--with", candidate)
+        steps.append((hermes(*retry, home=home), f"then retry {candidate!r}"))
+    else:
+        steps.append((hermes("pm", "resolve", home=home), "then resolve again"))
+        for plugin in error.plugins:
+            steps.append((hermes("plugins", "disable", plugin, home=home),
+                          f"or set plugin {plugin!r} aside until its requirements exist (pm never does this for you)"))
     return steps

@@ -13,7 +13,7 @@ from ._common import flags_from, home_of, policy_of, shown_home, source_of, star
 from ._output import emit_json, paint, say, table
 
 if TYPE_CHECKING:
-    from ..resolver import Conflict, Resolution
+    from ..resolver import Conflict, MissingProjects, Resolution
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +67,7 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     """
     from ..index.base import IndexFailure  # the resolver and the index client load only when used
     from ..records import conflict_steps, conflict_to_json, resolution_to_json
-    from ..resolver import Conflict, TooComplex, resolve_union
+    from ..resolver import Conflict, MissingProjects, TooComplex, resolve_union
 
     started = time.perf_counter()
     try:
@@ -86,6 +86,8 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
         if not args.json:
             tell_conflict(conflict, receipt)
         return EXIT_CONFLICT, None
+    except MissingProjects as missing:
+        return tell_missing(missing, receipt, args), None
     except (IndexFailure, TooComplex, PmError) as failure:
         kind = ("build" if type(failure).__name__ == "BuildFailure" else "index" if isinstance(failure, IndexFailure)
                 else "too-complex" if isinstance(failure, TooComplex) else "error")
@@ -120,6 +122,24 @@ def builder_of(inputs: Inputs, policy: object):  # type: ignore[no-untyped-def]
 
     settings = inputs.settings
     return uv_builder(inputs.target.python, settings.index_urls, settings.find_links, offline=settings.offline)
+
+
+def tell_missing(missing: MissingProjects, receipt: Receipt, args: argparse.Namespace) -> int:
+    """A requirement on a project no source has: a failure about a declaration (exit 1), never a
+    conflict; nothing changes but the receipt."""
+    from ..records import missing_steps, missing_to_json
+
+    receipt.failure = missing_to_json(missing)
+    for command, why in missing_steps(missing, shown_home(args), admission=receipt.kind == "admit"):
+        receipt.step(command, why)
+    receipt.finish("failed", EXIT_FAILURE)
+    if not args.json:
+        say(f"{paint('error', 'red')}: {missing}")
+        say("this is not a conflict between plugins: a required project does not exist where pm looked; "
+            "nothing was changed")
+        for step in receipt.next_steps:
+            say(f"  {step['command']}\n      {step['why']}")
+    return EXIT_FAILURE
 
 
 def tell_conflict(conflict: Conflict, receipt: Receipt) -> None:

@@ -177,6 +177,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         """Every distinct requirement ever matched on ``identifier`` in this resolution, in order."""
         return list(self._asked.get(identifier, {}).values())
 
+    def identifiers(self) -> list[str]:
+        """Every identifier the resolver asked about in this resolution."""
+        return [i for i in self._asked if i != PYTHON]
+
     def _remember(self, identifier: str, reqs: Iterable[Req]) -> None:
         asked = self._asked.setdefault(identifier, {})
         for req in reqs:

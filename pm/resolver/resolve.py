@@ -9,10 +9,12 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
+from ..errors import PmError
 from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
-from .explain import TooComplex, explain
+from .explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from .missing import MissingProjects, as_missing, known_projects, missing_names, missing_roots, searched, suggestions
 from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution
 from .provider import Builder, Provider
 
@@ -47,7 +49,10 @@ def resolve_union(
     max_rounds: int = MAX_ROUNDS,
     builder: Builder | None = None,
 ) -> Resolution:
-    """Pins for the union on ``target``. Raises Conflict, TooComplex or IndexFailure.
+    """Pins for the union on ``target``. Raises MissingProjects, Conflict, TooComplex or IndexFailure.
+
+    Root requirements on projects that no source has are found before resolvelib runs (their
+    pages are all needed first anyway) and raised together as :class:`MissingProjects`.
 
     ``builder`` builds sdists that ``policy.allow_builds`` names when their metadata is only
     known by building (None: such an sdist is a failure naming it); the resolver itself never
@@ -59,15 +64,36 @@ def resolve_union(
     provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:
+        if missing := missing_roots(roots, source):
+            raise _missing(missing, roots, provider, candidate)
         result = resolver.resolve(roots, max_rounds=max_rounds)
     except ResolutionImpossible as exc:
-        raise explain(exc.causes, provider, candidate) from None
+        conflict = explain_dead_roots(roots, provider, candidate) or explain(exc.causes, provider, candidate)
+        raise _verdict(conflict, roots, provider) from None
     except ResolutionTooDeep:
         raise TooComplex(max_rounds) from None
     finally:
         provider.close()
     resolution = _to_resolution(result)
     return replace(resolution, warnings=_missing_extras(result, provider))
+
+
+def _verdict(conflict: Conflict, roots: list[Req], provider: Provider) -> PmError:
+    """A conflict whose every finding ends in missing projects is told as :class:`MissingProjects`."""
+    findings = as_missing(conflict)
+    return conflict if findings is None else _missing(findings, roots, provider, conflict.candidate)
+
+
+def _missing(findings: list[Finding], roots: list[Req], provider: Provider, candidate: str | None) -> MissingProjects:
+    """The failure for these findings, with a near-match drawn from names known in this run for
+    each project a root requirement names (a transitive one is named in a published package's
+    metadata: no spelling of the user's to check)."""
+    names = [n for f in findings if f.dead_end is None and all(c.via is None for c in f.causes)
+             for n in missing_names(f)]
+    known = [r.name for r in roots] + [k.split("[")[0] for k in provider.identifiers()] + known_projects(provider.source)
+    missing = {n for f in findings for n in missing_names(f)}
+    known = [k for k in known if k not in missing]
+    return MissingProjects(findings, searched(provider.source), suggestions(names, known), candidate)
 
 
 def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:

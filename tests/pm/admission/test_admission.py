@@ -143,3 +143,25 @@ def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, c
     err = capsys.readouterr().err  # the previous generation is the one built after 'disable a': empty
     assert "warning: after rollback, b is not ready: " in err
     assert "requires sharedlib>=2; installed: not installed (run `hermes pm sync`, or disable it)" in err
+
+
+def test_enabling_a_plugin_that_requires_a_missing_project_is_refused_as_a_failure(env, capsys):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    config = (home / "config.yaml").read_bytes()
+    selected = generations.read_state(home)["selected"]
+    plugin(home / "plugins", "typo", ["sharedlibb>=1"], marker=env / "TYPO-IMPORTED")
+
+    assert main(["plugins", "enable", "typo", "--home", str(home)]) == 1
+
+    assert (home / "config.yaml").read_bytes() == config
+    assert generations.read_state(home)["selected"] == selected
+    assert not (env / "TYPO-IMPORTED").exists()
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"], receipt["exit_code"], receipt["conflict"]) == ("admit", "failed", 1, None)
+    failure = receipt["failure"]
+    assert (failure["kind"], failure["plugins"]) == ("missing-project", ["typo"])
+    assert [(p["name"], p["suggestion"]) for p in failure["projects"]] == [("sharedlibb", "sharedlib")]
+    assert [s["command"] for s in receipt["next_steps"]] == [
+        f"hermes pm scan --home {home}", f"hermes plugins enable typo --home {home}"]
+    assert "cannot live with" not in capsys.readouterr().err

@@ -1,0 +1,144 @@
+"""Why a requirement can never be satisfied, as data: versions that cannot be used, and chains.
+
+:class:`Unusable` is one version that exists but cannot be used on the target (and why).
+:class:`DeadEnd` is the proof behind a dead requirement (see :mod:`.learning`): either a leaf —
+no version of the project can be used at all (missing, no compatible file, Requires-Python…) —
+or, per group of the versions that could satisfy it, the dead requirement those versions state,
+so a message can follow the chain down to the project at its end: *plugin 'p' requires a; every
+version of a requires b; b requires c, which has no wheel for this interpreter*. Built only from
+what the resolution already fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from ..index.base import FileLink
+from .learning import req_key
+from .model import PYTHON, Req
+from .provider import PROBLEMS
+
+if TYPE_CHECKING:
+    from .provider import Provider
+
+_MAX_DEPTH = 12  # links of a chain followed before it is cut short
+_MAX_BRANCHES = 4  # dead requirements told per project
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """One version that exists but cannot be used, and why (a kind of :data:`~.wording.KINDS`).
+
+    ``fact`` is the kind's datum: the Requires-Python specifier, the wheels' tags, the yank
+    reason, or the exclude-newer cutoff; ``""`` when there is none.
+    """
+
+    version: str
+    kind: str
+    fact: str = ""
+
+
+@dataclass(frozen=True)
+class Needs:
+    """Versions of a project (newest first) that each state the dead requirement ``dead``."""
+
+    versions: tuple[str, ...]
+    dead: DeadEnd
+
+
+@dataclass(frozen=True)
+class DeadEnd:
+    """The proof that requirement ``requirement`` (on ``package``) can never be satisfied.
+
+    A leaf has a :data:`~.wording.KINDS` kind: ``missing`` (no files at all), ``conflict`` (no
+    version satisfies the specifier; ``available`` lists those that exist), or the kind of its
+    unusable ``versions``. Otherwise ``kind`` is ``"needs"``: every version that could satisfy it
+    (``total`` of them) states a dead requirement, grouped in ``needs``.
+    """
+
+    requirement: str
+    package: str
+    kind: str
+    versions: tuple[Unusable, ...] = ()
+    available: tuple[str, ...] = ()
+    needs: tuple[Needs, ...] = ()
+    total: int = 0
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind != "needs"
+
+    def leaves(self) -> Iterator[DeadEnd]:
+        """Every leaf of the proof, depth first (a leaf yields itself)."""
+        if self.is_leaf:
+            yield self
+        for needs in self.needs:
+            yield from needs.dead.leaves()
+
+
+def dead_end(req: Req, provider: Provider, depth: int = 0) -> DeadEnd:
+    """The proof for a requirement that :class:`~.learning.Learning` holds dead."""
+    if req.name == PYTHON:
+        return DeadEnd(req.text, "python", "requires-python",
+                       (Unusable("", "requires-python", str(req.specifier)),))
+    cause = provider.learning.cause(req)
+    if not cause or depth >= _MAX_DEPTH:
+        return leaf(req, provider)
+    groups: dict[object, tuple[Req, list[str]]] = {}
+    for version, killer in cause:
+        groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
+    needs = tuple(Needs(tuple(versions), dead_end(killer, provider, depth + 1))
+                  for killer, versions in list(groups.values())[:_MAX_BRANCHES])
+    return DeadEnd(req.text, req.key, "needs", needs=needs, total=len(cause))
+
+
+def _group_key(req: Req) -> object:
+    return ("python", str(req.specifier)) if req.name == PYTHON else req_key(req)
+
+
+def leaf(req: Req, provider: Provider) -> DeadEnd:
+    """No version of the project can satisfy ``req`` on the target: say which kind of problem."""
+    links = list(provider.source.links(req.name))
+    if not links:
+        return DeadEnd(req.text, req.key, "missing")
+    matching = [link for link in links if req.specifier.contains(link.version, prereleases=True)]
+    versions = unusable(matching, [req], provider)
+    if not versions:
+        available = tuple(str(v) for v in sorted({link.version for link in links}, reverse=True))
+        return DeadEnd(req.text, req.key, "conflict", available=available)
+    from .wording import KINDS
+
+    return DeadEnd(req.text, req.key, min((u.kind for u in versions), key=KINDS.index), versions)
+
+
+def unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
+    """Each matching version with the reason it cannot be used; ``()`` when one can be."""
+    pinned = any(r.is_exact_pin for r in reqs)
+    by_version: dict[Version, list[FileLink]] = {}
+    for link in links:
+        by_version.setdefault(link.version, []).append(link)
+    found = []
+    for version in sorted(by_version, reverse=True):
+        files = by_version[version]
+        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
+        if len(problems) < len(files):
+            return ()
+        kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))
+        found.append(Unusable(str(version), kind, _fact(kind, link, files, provider)))
+    return tuple(found)
+
+
+def _fact(kind: str, link: FileLink, files: list[FileLink], provider: Provider) -> str:
+    if kind == "requires-python":
+        return link.requires_python or ""
+    if kind == "no-compatible-file":
+        return ", ".join(sorted({str(t) for f in files for t in f.tags})[:6])
+    if kind == "yanked":
+        return link.yanked or ""
+    if kind == "excluded-newer" and provider.policy.exclude_newer is not None:
+        return provider.policy.exclude_newer.isoformat()
+    return ""
