@@ -125,9 +125,10 @@ def _missing_in(finding: Any) -> list[str]:
     return missing_names(finding)
 
 
-def missing_steps(error: MissingProjects, home: Path | None, *, admission: bool = False) -> list[tuple[str, str]]:
-    """Next steps for missing projects: fix the declaration (or the index), then retry; never
-    "disable another plugin", since no other plugin is involved."""
+def missing_steps(error: MissingProjects, home: Path | None, *, kind: str = "resolve") -> list[tuple[str, str]]:
+    """Next steps for missing projects: fix the declaration (or the index), then retry the same
+    operation (``kind``: the receipt's); never "disable another plugin", since no other plugin
+    collides — only, outside admission, setting aside the plugins whose declarations lead there."""
     steps: list[tuple[str, str]] = []
     names = ", ".join(repr(n) + (f" (did you mean {error.suggestions[n]!r}?)" if n in error.suggestions else "")
                       for n in error.projects)
@@ -137,11 +138,10 @@ def missing_steps(error: MissingProjects, home: Path | None, *, admission: bool 
                   f"check the spelling of {names}{where}; if the project lives on another index, set it "
                   "with --index-url or pm.index_url in config.yaml"))
     candidate = error.candidate
-    if candidate is not None:
-        retry = ("plugins", "enable", candidate) if admission else ("pm", "resolve", "--with", candidate)
-        steps.append((hermes(*retry, home=home), f"then retry {candidate!r}"))
-    else:
-        steps.append((hermes("pm", "resolve", home=home), "then resolve again"))
+    retry = {"admit": ("plugins", "enable", candidate or ""), "sync": ("pm", "sync"), "update": ("update",)}.get(
+        kind, ("pm", "resolve", "--with", candidate) if candidate else ("pm", "resolve"))
+    steps.append((hermes(*retry, home=home), f"then retry {candidate!r}" if candidate else "then try again"))
+    if candidate is None:
         for plugin in error.plugins:
             steps.append((hermes("plugins", "disable", plugin, home=home),
                           f"or set plugin {plugin!r} aside until its requirements exist (pm never does this for you)"))

@@ -130,7 +130,7 @@ def tell_missing(missing: MissingProjects, receipt: Receipt, args: argparse.Name
     from ..records import missing_steps, missing_to_json
 
     receipt.failure = missing_to_json(missing)
-    for command, why in missing_steps(missing, shown_home(args), admission=receipt.kind == "admit"):
+    for command, why in missing_steps(missing, shown_home(args), kind=receipt.kind):
         receipt.step(command, why)
     receipt.finish("failed", EXIT_FAILURE)
     if not args.json:

@@ -52,19 +52,25 @@ class Learning:
         self._killed: dict[VersionKey, Req] = {}  # a version -> the dead requirement it states
         self._deps: dict[VersionKey, tuple[Req, ...]] = {}
         self._possible: dict[ReqKey, tuple[Version, ...]] = {}
+        self._tried: dict[NormalizedName, set[Version]] = {}  # versions whose dependencies are known
 
     # -- hooks called by the provider ---------------------------------------------------------------
 
     def saw(self, candidate: Candidate, deps: Sequence[Req]) -> None:
         """``get_dependencies`` computed ``deps`` for ``candidate`` (markers already evaluated)."""
         self._deps[(candidate.name, candidate.version, candidate.extras)] = tuple(deps)
+        self._tried.setdefault(candidate.name, set()).add(candidate.version)
 
     def alive(self, reqs: Sequence[Req], found: list[Candidate]) -> list[Candidate]:
         """``found`` without the candidates that state a dead requirement; when none is left,
         the requirements among ``reqs`` that are dead on their own are remembered as such."""
         if not reqs or reqs[0].name == PYTHON:
             return found
-        kept = [c for c in found if self.killer(c.name, c.version, c.extras) is None]
+        tried = self._tried.get(reqs[0].name)
+        if tried is None:
+            kept = found  # nothing known about this project's versions yet: the common, free case
+        else:
+            kept = [c for c in found if c.version not in tried or self.killer(c.name, c.version, c.extras) is None]
         if not kept:
             for req in reqs:
                 self.prove(req)

@@ -165,3 +165,18 @@ def test_enabling_a_plugin_that_requires_a_missing_project_is_refused_as_a_failu
     assert [s["command"] for s in receipt["next_steps"]] == [
         f"hermes pm scan --home {home}", f"hermes plugins enable typo --home {home}"]
     assert "cannot live with" not in capsys.readouterr().err
+
+
+def test_a_sync_whose_union_names_a_missing_project_keeps_the_selected_generation(env):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    selected = generations.read_state(home)["selected"]
+    plugin(home / "plugins", "a", ["sharedlibb"])
+
+    assert main(["pm", "sync", "--home", str(home)]) == 1
+
+    assert generations.read_state(home)["selected"] == selected
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("sync", "failed", "missing-project")
+    assert [s["command"] for s in receipt["next_steps"]] == [
+        f"hermes pm scan --home {home}", f"hermes pm sync --home {home}", f"hermes plugins disable a --home {home}"]
