@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from .index.base import FileLink
 from .resolver import Conflict, MissingProjects, Pin, Resolution
+from .resolver.missing import missing_names
 from .union import Origin
 
 
@@ -66,6 +67,7 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
         "causes": [c.to_json() for c in conflict.causes],
         "findings": [
             {"kind": f.kind, "package": f.package, "detail": f.detail, "causes": [c.to_json() for c in f.causes]}
+            | ({"dead_end": f.dead_end.to_json()} if f.dead_end is not None else {})
             for f in conflict.findings
         ],
         "message": str(conflict),
@@ -107,22 +109,23 @@ def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = F
 
 
 def missing_to_json(error: MissingProjects) -> dict[str, Any]:
-    """The receipt's ``failure`` for missing projects: each project, who requires it, a near-match."""
+    """The receipt's ``failure`` for missing projects: each project, the root requirements that
+    lead to it (``required_by``), the versions whose metadata states it (``stated_by``, for a
+    transitive one), and a near-match."""
     projects: dict[str, dict[str, Any]] = {}
     for finding in error.findings:
-        for cause in finding.causes:
-            for name in _missing_in(finding):
-                entry = projects.setdefault(name, {"name": name, "suggestion": error.suggestions.get(name),
-                                                   "required_by": []})
-                entry["required_by"].append(cause.to_json() | {"chain": finding.dead_end is not None})
+        for name in dict.fromkeys(missing_names(finding)):
+            entry = projects.setdefault(name, {"name": name, "suggestion": error.suggestions.get(name),
+                                               "required_by": [], "stated_by": []})
+            entry["required_by"] += [c.to_json() for c in finding.causes]
+        if finding.dead_end is not None:
+            for parent, needs in finding.dead_end.edges():
+                if needs.dead.kind == "missing":
+                    projects[needs.dead.package.split("[")[0]]["stated_by"].append(
+                        {"package": parent.package, "versions": list(needs.versions),
+                         "requirement": needs.dead.requirement})
     return {"kind": "missing-project", "message": str(error), "url": None, "projects": list(projects.values()),
             "plugins": list(error.plugins), "searched": list(error.searched)}
-
-
-def _missing_in(finding: Any) -> list[str]:
-    from .resolver.missing import missing_names
-
-    return missing_names(finding)
 
 
 def missing_steps(error: MissingProjects, home: Path | None, *, kind: str = "resolve") -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -71,6 +71,18 @@ class DeadEnd:
     @property
     def is_leaf(self) -> bool:
         return self.kind != "needs"
+
+    def edges(self) -> Iterator[tuple[DeadEnd, Needs]]:
+        """Every (project, versions needing a dead requirement) link of the proof, depth first."""
+        for needs in self.needs:
+            yield self, needs
+            yield from needs.dead.edges()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requirement": self.requirement, "package": self.package, "kind": self.kind,
+                "versions": [{"version": u.version, "kind": u.kind, "fact": u.fact} for u in self.versions],
+                "available": list(self.available),
+                "needs": [{"versions": list(n.versions), "dead": n.dead.to_json()} for n in self.needs]}
 
     def leaves(self) -> Iterator[DeadEnd]:
         """Every leaf of the proof, depth first (a leaf yields itself)."""

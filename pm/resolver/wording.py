@@ -38,7 +38,11 @@ def format_conflict(conflict: Conflict) -> str:
 
 
 def describe_problem(finding: Finding) -> str:
-    """The "but …" part of a finding: why no version of its package can be used."""
+    """The "but …" part of a finding: why no version of its package (or, for a chain, of the
+    projects at its ends) can be used."""
+    if finding.dead_end is not None:
+        return "; ".join(dict.fromkeys(_leaf_tail(finding, leaf).removeprefix("; but ")
+                                       for leaf in finding.dead_end.leaves()))
     return _problem(finding.kind, finding.package, finding.versions, finding)
 
 

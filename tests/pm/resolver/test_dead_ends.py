@@ -87,6 +87,16 @@ def test_a_chain_to_a_project_without_a_wheel_for_the_target_is_a_named_conflict
     assert seconds < 5, f"{seconds:.1f} s"
     conflict = receipt["conflict"]
     assert [(f["kind"], f["package"]) for f in conflict["findings"]] == [("no-compatible-file", "nowheel-a")]
+    chain = conflict["findings"][0]["dead_end"]
+    links = []
+    while chain["needs"]:
+        (needs,) = chain["needs"]
+        links.append((chain["package"], len(needs["versions"])))
+        chain = needs["dead"]
+    assert links == [("nowheel-a", WIDTH), ("nowheel-b", WIDTH), ("nowheel-c", WIDTH)]
+    assert (chain["package"], chain["kind"], chain["versions"][0]["fact"]) == (
+        "nowheel-end", "no-compatible-file", "cp311-cp311-win_amd64")
+    assert conflict["findings"][0]["detail"].startswith("nowheel-end 1.0 has no file for this interpreter")
     assert conflict["message"].startswith(f"plugin 'p' ({p}) requires nowheel-a; {every('nowheel-a')} nowheel-b; ")
     platform = receipt["target"]["platform"]
     assert conflict["message"].endswith(

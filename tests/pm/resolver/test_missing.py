@@ -126,6 +126,10 @@ def test_a_transitive_missing_project_is_told_down_the_chain_from_the_plugin(ind
     assert failure["plugins"] == ["y"]
     (project,) = failure["projects"]
     assert (project["name"], project["suggestion"]) == ("ghostlib", None)
+    assert [c["requirement"] for c in project["required_by"]] == ["wrapper"]
+    assert project["stated_by"] == [
+        {"package": "ghost-user", "versions": ["2.0"], "requirement": "ghostlib>=2"},
+        {"package": "ghost-user", "versions": ["1.0"], "requirement": "ghostlib>=1"}]
 
 
 def test_find_links_only_names_the_folder_and_suggests_from_its_files(home, tmp_path, capsys):
