@@ -100,12 +100,29 @@ def dead_end(req: Req, provider: Provider, depth: int = 0) -> DeadEnd:
     cause = provider.learning.cause(req)
     if not cause or depth >= _MAX_DEPTH:
         return leaf(req, provider)
+    return DeadEnd(req.text, req.key, "needs", needs=_needs(cause, provider, depth), total=len(cause))
+
+
+def met_dead_end(reqs: list[Req], provider: Provider) -> DeadEnd | None:
+    """The proof when ``reqs`` (on one project) are each satisfiable but every version that
+    satisfies them all states a dead requirement; None when there is no such version, or one
+    of them is not known to be dead (then it is a plain conflict)."""
+    learning, first = provider.learning, reqs[0]
+    versions = [v for v in learning.possible(first) if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+    cause = [(v, killer) for v in versions if (killer := learning.killer(first.name, v, first.extras)) is not None]
+    if not versions or len(cause) < len(versions):
+        return None
+    text = " and ".join(dict.fromkeys(r.text for r in reqs))
+    return DeadEnd(text, first.key, "needs", needs=_needs(tuple(cause), provider, 0), total=len(cause))
+
+
+def _needs(cause: tuple[tuple[Version, Req], ...], provider: Provider, depth: int) -> tuple[Needs, ...]:
+    """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""
     groups: dict[object, tuple[Req, list[str]]] = {}
     for version, killer in cause:
         groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
-    needs = tuple(Needs(tuple(versions), dead_end(killer, provider, depth + 1))
-                  for killer, versions in list(groups.values())[:_MAX_BRANCHES])
-    return DeadEnd(req.text, req.key, "needs", needs=needs, total=len(cause))
+    return tuple(Needs(tuple(versions), dead_end(killer, provider, depth + 1))
+                 for killer, versions in list(groups.values())[:_MAX_BRANCHES])
 
 
 def _group_key(req: Req) -> object:

@@ -26,7 +26,7 @@ from packaging.utils import NormalizedName
 
 from ..errors import EXIT_CONFLICT, PmError
 from ..union import Origin
-from .deadends import DeadEnd, Unusable, dead_end, unusable
+from .deadends import DeadEnd, Unusable, dead_end, met_dead_end, unusable
 from .model import PYTHON, Req
 from .provider import Provider
 from .wording import KINDS, describe_problem, format_conflict
@@ -154,15 +154,26 @@ def _finding(key: str, infos: list[Any], provider: Provider) -> Finding:
 
 
 def _finding_for(key: str, reqs: list[Req], provider: Provider) -> Finding:
-    dead = provider.learning.dead_requirements(reqs) if key != PYTHON else []
-    if dead and not (end := dead_end(dead[0], provider)).is_leaf:
+    if key != PYTHON and (proof := _proof(reqs, provider)) is not None:
+        told, end = proof
         kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index)
-        return Finding(kind, key, tuple(_causes(dead[:1])), (), _context(dead[:1], provider),
+        return Finding(kind, key, tuple(_causes(told)), (), _context(told, provider),
                        str(provider.python_version), provider.target.platform, dead_end=end)
     kind, versions, told = _classify(key, reqs, provider)
     available = tuple(str(v) for v, _ in provider.best_files(reqs[0].name, [])) if kind == "conflict" else ()
     return Finding(kind, "python" if key == PYTHON else key, tuple(_causes(told)), versions,
                    _context(told, provider), str(provider.python_version), provider.target.platform, available)
+
+
+def _proof(reqs: list[Req], provider: Provider) -> tuple[list[Req], DeadEnd] | None:
+    """(the requirements to tell, the chain) when learning explains why ``reqs`` fail: one of
+    them is dead, or every version satisfying them all is; None when it does not."""
+    dead = provider.learning.dead_requirements(reqs)
+    if dead and not (end := dead_end(dead[0], provider)).is_leaf:
+        return dead[:1], end
+    if not dead and (met := met_dead_end(reqs, provider)) is not None:
+        return reqs, met
+    return None
 
 
 def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple[Unusable, ...], list[Req]]:
