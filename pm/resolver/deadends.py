@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _MAX_DEPTH = 12  # links of a chain followed before it is cut short
 _MAX_BRANCHES = 4  # dead requirements told per project
+_MAX_NODES = 24  # dead requirements expanded per proof
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ class DeadEnd:
     A leaf has a :data:`~.wording.KINDS` kind: ``missing`` (no files at all), ``conflict`` (no
     version satisfies the specifier; ``available`` lists those that exist), or the kind of its
     unusable ``versions``. Otherwise ``kind`` is ``"needs"``: every version that could satisfy it
-    (``total`` of them) states a dead requirement, grouped in ``needs``.
+    (``total`` of them) states a dead requirement, grouped in ``needs``; or ``"seen"`` (its proof
+    is told elsewhere in the same tree) or ``"cut"`` (not followed further, to stay short).
     """
 
     requirement: str
@@ -70,7 +72,7 @@ class DeadEnd:
 
     @property
     def is_leaf(self) -> bool:
-        return self.kind != "needs"
+        return self.kind not in ("needs", "seen", "cut")
 
     def edges(self) -> Iterator[tuple[DeadEnd, Needs]]:
         """Every (project, versions needing a dead requirement) link of the proof, depth first."""
@@ -92,37 +94,56 @@ class DeadEnd:
             yield from needs.dead.leaves()
 
 
-def dead_end(req: Req, provider: Provider, depth: int = 0) -> DeadEnd:
+def dead_end(req: Req, provider: Provider) -> DeadEnd:
     """The proof for a requirement that :class:`~.learning.Learning` holds dead."""
-    if req.name == PYTHON:
-        return DeadEnd(req.text, "python", "requires-python",
-                       (Unusable("", "requires-python", str(req.specifier)),))
-    cause = provider.learning.cause(req)
-    if not cause or depth >= _MAX_DEPTH:
-        return leaf(req, provider)
-    return DeadEnd(req.text, req.key, "needs", needs=_needs(cause, provider, depth), total=len(cause))
+    return _Proof(provider).of(req, 0)
 
 
 def met_dead_end(reqs: list[Req], provider: Provider) -> DeadEnd | None:
-    """The proof when ``reqs`` (on one project) are each satisfiable but every version that
-    satisfies them all states a dead requirement; None when there is no such version, or one
-    of them is not known to be dead (then it is a plain conflict)."""
+    """The proof when ``reqs`` (on one project) are each satisfiable but every version the
+    resolver could offer for them all states a dead requirement; None when there is no such
+    version, or one of them is not known to be dead (then it is a plain conflict)."""
     learning, first = provider.learning, reqs[0]
-    versions = [v for v in learning.possible(first) if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+    versions = [v for v, _ in provider.best_files(first.name, reqs)]
     cause = [(v, killer) for v in versions if (killer := learning.killer(first.name, v, first.extras)) is not None]
     if not versions or len(cause) < len(versions):
         return None
     text = " and ".join(dict.fromkeys(r.text for r in reqs))
-    return DeadEnd(text, first.key, "needs", needs=_needs(tuple(cause), provider, 0), total=len(cause))
+    return DeadEnd(text, first.key, "needs", needs=_Proof(provider).needs(tuple(cause), 0), total=len(cause))
 
 
-def _needs(cause: tuple[tuple[Version, Req], ...], provider: Provider, depth: int) -> tuple[Needs, ...]:
-    """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""
-    groups: dict[object, tuple[Req, list[str]]] = {}
-    for version, killer in cause:
-        groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
-    return tuple(Needs(tuple(versions), dead_end(killer, provider, depth + 1))
-                 for killer, versions in list(groups.values())[:_MAX_BRANCHES])
+class _Proof:
+    """Builds one proof: each dead requirement expanded once ("seen" after), at most
+    ``_MAX_NODES`` expansions and ``_MAX_DEPTH`` levels ("cut" beyond), so a message stays short
+    however the versions branch."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.seen: set[object] = set()
+        self.budget = _MAX_NODES
+
+    def of(self, req: Req, depth: int) -> DeadEnd:
+        if req.name == PYTHON:
+            return DeadEnd(req.text, "python", "requires-python", (Unusable("", "requires-python", str(req.specifier)),))
+        key = _group_key(req)
+        if key in self.seen:
+            return DeadEnd(req.text, req.key, "seen")
+        self.seen.add(key)
+        cause = self.provider.learning.cause(req)
+        if not cause:
+            return leaf(req, self.provider)
+        if depth >= _MAX_DEPTH or self.budget <= 0:
+            return DeadEnd(req.text, req.key, "cut")
+        self.budget -= 1
+        return DeadEnd(req.text, req.key, "needs", needs=self.needs(cause, depth), total=len(cause))
+
+    def needs(self, cause: tuple[tuple[Version, Req], ...], depth: int) -> tuple[Needs, ...]:
+        """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""
+        groups: dict[object, tuple[Req, list[str]]] = {}
+        for version, killer in cause:
+            groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
+        return tuple(Needs(tuple(versions), self.of(killer, depth + 1))
+                     for killer, versions in list(groups.values())[:_MAX_BRANCHES])
 
 
 def _group_key(req: Req) -> object:

@@ -139,7 +139,7 @@ def explain_dead_roots(roots: Sequence[Req], provider: Provider, candidate: str 
     A dead root is a whole answer: no choice elsewhere could satisfy it, so the union has no
     resolution whatever resolvelib's last backtrack was about; each is told down its chain.
     """
-    dead = provider.learning.dead_requirements(roots)
+    dead = provider.learning.dead_roots(roots)
     if not dead:
         return None
     by_key: dict[str, list[Req]] = {}
@@ -156,7 +156,7 @@ def _finding(key: str, infos: list[Any], provider: Provider) -> Finding:
 def _finding_for(key: str, reqs: list[Req], provider: Provider) -> Finding:
     if key != PYTHON and (proof := _proof(reqs, provider)) is not None:
         told, end = proof
-        kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index)
+        kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index, default="conflict")
         return Finding(kind, key, tuple(_causes(told)), (), _context(told, provider),
                        str(provider.python_version), provider.target.platform, dead_end=end)
     kind, versions, told = _classify(key, reqs, provider)

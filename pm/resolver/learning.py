@@ -125,6 +125,39 @@ class Learning:
         """Those of ``reqs`` that are proved dead (each tried once more with what is known now)."""
         return [r for r in reqs if r.name != PYTHON and self.prove(r)]
 
+    def dead_roots(self, roots: Iterable[Req]) -> list[Req]:
+        """Those of ``roots`` proved dead once the dependencies already read are followed all the
+        way down (resolvelib may stop before every link was proved on the way). For a failed
+        resolution's explanation: one pass over what is known; fetches at most pages of projects
+        that tried versions require (the resolver usually has them already)."""
+        refuted: set[ReqKey] = set()
+        return [r for r in roots if r.name != PYTHON and self._prove_deep(r, frozenset(), refuted)]
+
+    def _prove_deep(self, req: Req, stack: frozenset[ReqKey], refuted: set[ReqKey]) -> bool:
+        """Whether ``req`` is dead, following known dependencies; a requirement on the ``stack``
+        counts as alive (so nothing is proved from a cycle), and ``refuted`` remembers failures."""
+        if self.is_dead(req):
+            return True
+        key = req_key(req)
+        if req.name == PYTHON or key in stack or key in refuted:
+            return False
+        for version in self.possible(req):
+            if self.killer(req.name, version, req.extras) is None and not self._kill_deep(req, version, stack | {key}, refuted):
+                refuted.add(key)
+                return False
+        self._dead[key] = req
+        return True
+
+    def _kill_deep(self, req: Req, version: Version, stack: frozenset[ReqKey], refuted: set[ReqKey]) -> bool:
+        base = self._deps.get((req.name, version, frozenset()))
+        deps = (base or ()) + (self._deps.get((req.name, version, req.extras), ()) if req.extras else ())
+        if base is None and not req.extras:
+            return False  # never tried: its dependencies are unknown
+        dead = next((d for d in deps if self._prove_deep(d, stack, refuted)), None)
+        if dead is not None:
+            self._killed[(req.name, version, req.extras)] = dead
+        return dead is not None
+
     def cause(self, req: Req) -> tuple[tuple[Version, Req], ...]:
         """For a dead ``req``: each version that could satisfy it, newest first, with the dead
         requirement it states (``()`` when no usable version exists at all)."""

@@ -83,7 +83,8 @@ def as_missing(conflict: Conflict) -> list[Finding] | None:
     def only_missing(finding: Finding) -> bool:
         if finding.dead_end is None:
             return finding.kind == "missing"
-        return all(leaf.kind == "missing" for leaf in finding.dead_end.leaves())
+        kinds = [leaf.kind for leaf in finding.dead_end.leaves()]
+        return bool(kinds) and all(kind == "missing" for kind in kinds)
 
     findings = list(conflict.findings)
     return findings if findings and all(only_missing(f) for f in findings) else None

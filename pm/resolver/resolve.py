@@ -8,6 +8,7 @@ from dataclasses import replace
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+from resolvelib.resolvers import resolution as _resolution_module
 
 from ..errors import PmError
 from ..index.base import Source
@@ -22,6 +23,14 @@ _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
 #: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
 MAX_ROUNDS = 20_000
+
+# resolvelib's "optimistic" backjumping (1.1+) restores, when it gives up, a stack of states
+# without the working copy on top; a pin that then fails at once drops the previous pin and
+# blames an unrelated one, so a satisfiable union can end in ResolutionImpossible. Skipping
+# candidates with dead dependencies (pm.resolver.learning) makes pins fail at once more often,
+# and a random differential against brute force found such unions (tests/pm/resolver/
+# test_learning.py). Safe backjumping only: the knob resolvelib documents for this (PR #188).
+_resolution_module._OPTIMISTIC_BACKJUMPING_RATIO = 0.0
 
 
 def root_requirements(union: Union, target: Target) -> list[Req]:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "yanked", "excluded-newer",
          "conflict")
 _MAX_VERSIONS = 5  # versions named per group before "and N more"
+_ELSEWHERE = {"seen": " (see above)", "cut": " (and so on)"}  # chain links not told again
 
 
 def format_conflict(conflict: Conflict) -> str:
@@ -151,6 +152,8 @@ def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) ->
         dead = needs.dead
         if dead.is_leaf:
             out.append(text + (missing(dead) if dead.kind == "missing" else _leaf_tail(finding, dead)))
+        elif dead.kind in _ELSEWHERE:
+            out.append(text + _ELSEWHERE[dead.kind])
         else:
             out += [text, *_chain(finding, dead, missing)]
     return out

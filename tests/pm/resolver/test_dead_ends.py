@@ -32,6 +32,10 @@ SPEC = {
     **chain("nowheel", 3, {"1.0": {"tags": ["cp311-cp311-win_amd64"]}}),
     **chain("newpy", 3, {"1.0": {"requires_python": ">=3.99"}}),
     "fine": {"1.0": []},
+    "dia-top": {"1.0": ["dia-left"], "2.0": ["dia-right"]},
+    "dia-left": {"1.0": ["dia-mid"], "2.0": ["dia-mid"]},
+    "dia-right": {"1.0": ["dia-mid>=1"]},
+    "dia-mid": {"1.0": ["dia-end"], "2.0": ["dia-end"]},
 }
 
 
@@ -115,6 +119,16 @@ def test_a_chain_to_a_project_that_needs_a_newer_python_is_a_named_conflict(tmp_
         f"plugin 'p' ({p}) requires newpy-a; {every('newpy-a')} newpy-b; {every('newpy-b')} newpy-c; "
         f"{every('newpy-c')} newpy-end; but newpy-end 1.0 requires Python >=3.99 (the target Python is {python}). "
         "Plugins involved: 'p'.")
+
+
+def test_a_dead_requirement_reached_twice_is_told_once(tmp_path, monkeypatch, index):
+    code, receipt, _, p = resolve(tmp_path, monkeypatch, index, "dia-top")
+    assert code == 1, receipt["conflict"]
+    assert receipt["failure"]["message"] == (
+        f"plugin 'p' ({p}) requires dia-top; dia-top 2.0 requires dia-right; dia-right 1.0 requires dia-mid>=1; "
+        "every version of dia-mid that fits (2 versions, 1.0 to 2.0) requires dia-end, which the index does not "
+        f"have (searched {index.url}); dia-top 1.0 requires dia-left; every version of dia-left (2 versions, 1.0 "
+        "to 2.0) requires dia-mid; every version of dia-mid (2 versions, 1.0 to 2.0) requires dia-end (see above).")
 
 
 def test_the_proof_takes_a_handful_of_rounds_not_the_round_limit(tmp_path, index):
