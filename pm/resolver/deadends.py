@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from .provider import Provider
 
 _MAX_DEPTH = 12  # links of a chain followed before it is cut short
-_MAX_BRANCHES = 4  # dead requirements told per project
-_MAX_NODES = 24  # dead requirements expanded per proof
+_MAX_NODES = 500  # dead requirements expanded per proof (the message tells only some)
 
 
 @dataclass(frozen=True)
@@ -73,6 +72,11 @@ class DeadEnd:
     @property
     def is_leaf(self) -> bool:
         return self.kind not in ("needs", "seen", "cut")
+
+    @property
+    def complete(self) -> bool:
+        """Whether every branch was followed to its end (nothing ``"cut"``)."""
+        return self.kind != "cut" and all(n.dead.complete for n in self.needs)
 
     def edges(self) -> Iterator[tuple[DeadEnd, Needs]]:
         """Every (project, versions needing a dead requirement) link of the proof, depth first."""
@@ -142,8 +146,7 @@ class _Proof:
         groups: dict[object, tuple[Req, list[str]]] = {}
         for version, killer in cause:
             groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
-        return tuple(Needs(tuple(versions), self.of(killer, depth + 1))
-                     for killer, versions in list(groups.values())[:_MAX_BRANCHES])
+        return tuple(Needs(tuple(versions), self.of(killer, depth + 1)) for killer, versions in groups.values())
 
 
 def _group_key(req: Req) -> object:

@@ -84,7 +84,7 @@ def as_missing(conflict: Conflict) -> list[Finding] | None:
         if finding.dead_end is None:
             return finding.kind == "missing"
         kinds = [leaf.kind for leaf in finding.dead_end.leaves()]
-        return bool(kinds) and all(kind == "missing" for kind in kinds)
+        return finding.dead_end.complete and bool(kinds) and all(kind == "missing" for kind in kinds)
 
     findings = list(conflict.findings)
     return findings if findings and all(only_missing(f) for f in findings) else None

@@ -21,6 +21,7 @@ KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "yank
          "conflict")
 _MAX_VERSIONS = 5  # versions named per group before "and N more"
 _ELSEWHERE = {"seen": " (see above)", "cut": " (and so on)"}  # chain links not told again
+_MAX_BRANCHES = 3  # dead requirements told per project; the other versions are only counted
 
 
 def format_conflict(conflict: Conflict) -> str:
@@ -87,7 +88,8 @@ def _shown(versions: list[str]) -> str:
 def _finding_text(finding: Finding, told: set[str]) -> str:
     head = "; ".join(_statements(finding))
     if finding.dead_end is not None:
-        missing = lambda leaf: f"; but {_problem('missing', leaf.package, (), finding)}"  # noqa: E731
+        missing = _once(lambda leaf: f"; but {_problem('missing', leaf.package, (), finding)}",
+                        lambda leaf: f"; but {leaf.package!r} does not exist either")
         text = "; ".join([head, *_chain(finding, finding.dead_end, missing)]) + "."
     elif finding.kind != "conflict":
         text = f"{head}; but {finding.detail}."
@@ -147,7 +149,10 @@ def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) ->
     """One statement per link of ``end``'s chain, depth first: "every version of a (30 versions,
     1.0 to 30.0) requires b"; a leaf ends its statement with why (``missing`` tells a missing one)."""
     out = []
-    for needs in end.needs:
+    fresh = [n for n in end.needs if n.dead.kind != "seen"] or list(end.needs[:1])
+    if rest := [v for n in fresh[_MAX_BRANCHES:] for v in n.versions]:
+        fresh = fresh[:_MAX_BRANCHES]
+    for needs in fresh:  # a dead requirement told elsewhere is not told again, unless it is the only one
         text = f"{_which(end, needs)} {needs.dead.requirement}"
         dead = needs.dead
         if dead.is_leaf:
@@ -156,7 +161,21 @@ def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) ->
             out.append(text + _ELSEWHERE[dead.kind])
         else:
             out += [text, *_chain(finding, dead, missing)]
+    if rest:
+        out.append(f"{end.package} {_shown(rest)} require other requirements that cannot be satisfied either")
     return out
+
+
+def _once(first: Callable[[DeadEnd], str], again: Callable[[DeadEnd], str]) -> Callable[[DeadEnd], str]:
+    """``first`` for a missing project's first mention in a message, ``again`` after."""
+    told: set[str] = set()
+
+    def tell(leaf: DeadEnd) -> str:
+        name = leaf.package.split("[")[0]
+        text = again(leaf) if name in told else first(leaf)
+        told.add(name)
+        return text
+    return tell
 
 
 def _which(end: DeadEnd, needs: Needs) -> str:
@@ -186,7 +205,8 @@ def format_missing(error: MissingProjects) -> str:
         names = [finding.package] if finding.dead_end is None else [leaf.package for leaf in finding.dead_end.leaves()]
         if finding.dead_end is not None:
             head = "; ".join(_statements(finding))
-            text = "; ".join([head, *_chain(finding, finding.dead_end, lambda _: f", which {where}")])
+            tail = _once(lambda _: f", which {where}", lambda _: ", which is not there either")
+            text = "; ".join([head, *_chain(finding, finding.dead_end, tail)])
         elif all(c.via is None for c in finding.causes):
             text = _and([f"{'core' if c.origin.is_core else c.origin} requires {c.requirement!r}"
                          for c in finding.causes]) + f", which {where}"

@@ -32,6 +32,8 @@ SPEC = {
     **chain("nowheel", 3, {"1.0": {"tags": ["cp311-cp311-win_amd64"]}}),
     **chain("newpy", 3, {"1.0": {"requires_python": ">=3.99"}}),
     "fine": {"1.0": []},
+    "br-a": {f"{v}.0": [f"br-b>={v}.0"] for v in range(1, 7)},
+    "br-b": {f"{v}.0": [f"br-end>={v}.0"] for v in range(1, 7)},
     "dia-top": {"1.0": ["dia-left"], "2.0": ["dia-right"]},
     "dia-left": {"1.0": ["dia-mid"], "2.0": ["dia-mid"]},
     "dia-right": {"1.0": ["dia-mid>=1"]},
@@ -129,6 +131,16 @@ def test_a_dead_requirement_reached_twice_is_told_once(tmp_path, monkeypatch, in
         "every version of dia-mid that fits (2 versions, 1.0 to 2.0) requires dia-end, which the index does not "
         f"have (searched {index.url}); dia-top 1.0 requires dia-left; every version of dia-left (2 versions, 1.0 "
         "to 2.0) requires dia-mid; every version of dia-mid (2 versions, 1.0 to 2.0) requires dia-end (see above).")
+
+
+def test_many_branches_are_told_three_at_a_time_and_the_rest_counted(tmp_path, monkeypatch, index):
+    code, receipt, _, p = resolve(tmp_path, monkeypatch, index, "br-a")
+    assert code == 1, receipt["conflict"]
+    assert receipt["failure"]["message"] == (
+        f"plugin 'p' ({p}) requires br-a; br-a 6.0 requires br-b>=6.0; br-b 6.0 requires br-end>=6.0, which the "
+        f"index does not have (searched {index.url}); br-a 5.0 requires br-b>=5.0; br-b 5.0 requires br-end>=5.0, "
+        "which is not there either; br-a 4.0 requires br-b>=4.0; br-b 4.0 requires br-end>=4.0, which is not there "
+        "either; br-a 3.0, 2.0, 1.0 require other requirements that cannot be satisfied either.")
 
 
 def test_the_proof_takes_a_handful_of_rounds_not_the_round_limit(tmp_path, index):

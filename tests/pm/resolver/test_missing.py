@@ -122,7 +122,7 @@ def test_a_transitive_missing_project_is_told_down_the_chain_from_the_plugin(ind
     where = f"which the index does not have (searched {index.url})"
     assert failure["message"] == (
         f"plugin 'y' ({y}) requires wrapper; wrapper 1.0 requires ghost-user; ghost-user 2.0 requires "
-        f"ghostlib>=2, {where}; ghost-user 1.0 requires ghostlib>=1, {where}.")
+        f"ghostlib>=2, {where}; ghost-user 1.0 requires ghostlib>=1, which is not there either.")
     assert failure["plugins"] == ["y"]
     (project,) = failure["projects"]
     assert (project["name"], project["suggestion"]) == ("ghostlib", None)
