@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.activation import activate
+from agent.config_schema import ConfigSchemaError, read_config_schema
 from agent.context import use_home
 from agent.discovery import ProviderInfo
 from agent.gate import ProviderReadiness, check_usable, judge
@@ -232,14 +233,25 @@ def terminal_asker(stdin: Any = None, stderr: Any = None) -> Asker | None:
     return ask
 
 
+def _schema_of(info: ProviderInfo, provider: Any, home: Path) -> list[Field]:
+    """``config_schema.py`` beside the provider's ``__init__.py`` when it ships one (read as data,
+    :mod:`agent.config_schema`), else the provider's ``get_config_schema()``."""
+    if info.config_schema_file is not None:
+        try:
+            return read_config_schema(info.config_schema_file)
+        except ConfigSchemaError as exc:
+            raise SetupError(str(exc)) from exc
+    with use_home(home):
+        return list(provider.get_config_schema())
+
+
 def run_setup(home: Path, name: str, presets: Mapping[str, str], ask: Asker | None) -> SetupResult:
     """Load a fresh ``name`` (ready per :func:`prepare_provider`), collect and validate every
     value, then write secrets to ``<home>/.env`` and the rest through ``save_config``."""
     loaded = load_memory_provider(home, name=name)
     assert loaded is not None
     provider = loaded.provider
-    with use_home(home):
-        schema = provider.get_config_schema()
+    schema = _schema_of(loaded.info, provider, home)
     env = read_env(home)
     stored = [str(f["env_var"]) for f in schema if f.get("secret") and f.get("env_var") in env]
     values = collect_values(schema, presets, ask, name, stored_secrets=stored)

@@ -93,7 +93,8 @@ def source_of(inputs: Inputs) -> MultiSource:
     from ..index import open_sources
 
     settings = inputs.settings
-    return open_sources(settings.index_urls, settings.find_links, offline=settings.offline)
+    return open_sources(settings.index_urls, settings.find_links, offline=settings.offline,
+                        tags=inputs.target.tags)
 
 
 def start_receipt(kind: str, inputs: Inputs, candidate: str | None = None) -> Receipt:

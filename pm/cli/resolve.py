@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
 from ..inputs import Inputs, gather
 from ..receipt import Receipt
-from ._common import flags_from, home_of, policy_of, shown_home, source_of, start_receipt
+from ._common import cache_dir, flags_from, home_of, policy_of, shown_home, source_of, start_receipt
 from ._output import emit_json, paint, say, table
 
 if TYPE_CHECKING:
@@ -66,16 +66,18 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     is False (the caller goes on to build, and finishes it).
     """
     from ..index.base import IndexFailure  # the resolver and the index client load only when used
+    from ..index.cache import Cache
     from ..records import conflict_steps, conflict_to_json, resolution_to_json
-    from ..resolver import Conflict, MissingProjects, TooComplex, resolve_union
+    from ..resolver import Conflict, MissingProjects, TooComplex
+    from ..reuse import resolve_reusing
 
     started = time.perf_counter()
     try:
         key = check_candidate(inputs, args.candidate)
         policy = policy_of(inputs)
         with source_of(inputs) as source:
-            resolution = resolve_union(inputs.union, inputs.target, source, policy,
-                                       candidate=key, builder=builder_of(inputs, policy))
+            resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
+                                                 builder=builder_of(inputs, policy), cache=Cache(cache_dir()))
     except Conflict as conflict:
         receipt.conflict = conflict_to_json(conflict)
         for command, why in conflict_steps(conflict, shown_home(args), admission=receipt.kind == "admit"):
@@ -101,6 +103,7 @@ def resolve_with_receipt(inputs: Inputs, receipt: Receipt, args: argparse.Namesp
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
+    receipt.extra["reused_resolution"] = reused
     if finish_ok:
         receipt.finish("ok", EXIT_OK)
     return EXIT_OK, resolution

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import tarfile
 import zipfile
+from collections.abc import Iterable
 from email.parser import HeaderParser
 from typing import IO
 
@@ -101,6 +102,18 @@ def is_static(data: bytes, url: str) -> bool:
     return metadata_version >= Version("2.2") and not dynamic & _NEEDED_STATIC
 
 
+def metadata_entry(names: Iterable[str], project: str | None) -> str | None:
+    """Which archive entry is the wheel's ``*.dist-info/METADATA`` (None: there is none).
+
+    When several top-level ``.dist-info`` folders exist, the one named after ``project`` wins.
+    """
+    found = [(m.group(1), entry) for entry in names if (m := _WHEEL_METADATA.fullmatch(entry))]
+    if project is not None and len(found) > 1:
+        wanted = canonicalize_name(project)
+        found = [f for f in found if canonicalize_name(f[0].split("-")[0]) == wanted] or found
+    return found[0][1] if found else None
+
+
 def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = None) -> bytes:
     """The ``*.dist-info/METADATA`` bytes of a wheel (a path or a seekable binary file).
 
@@ -109,15 +122,10 @@ def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = Non
     """
     try:
         with zipfile.ZipFile(archive) as wheel:
-            found = [(m.group(1), entry) for entry in wheel.namelist()
-                     if (m := _WHEEL_METADATA.fullmatch(entry))]
-            if project is not None and len(found) > 1:
-                wanted = canonicalize_name(project)
-                found = [f for f in found
-                         if canonicalize_name(f[0].split("-")[0]) == wanted] or found
-            if not found:
+            entry = metadata_entry(wheel.namelist(), project)
+            if entry is None:
                 raise IndexFailure(url, "wheel has no *.dist-info/METADATA")
-            return wheel.read(found[0][1])
+            return wheel.read(entry)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise IndexFailure(url, f"not a readable wheel (zip): {exc}") from None
 

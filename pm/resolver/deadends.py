@@ -155,7 +155,7 @@ def _group_key(req: Req) -> object:
 
 def leaf(req: Req, provider: Provider) -> DeadEnd:
     """No version of the project can satisfy ``req`` on the target: say which kind of problem."""
-    links = list(provider.source.links(req.name))
+    links = list(provider.project(req.name).all_files())
     if not links:
         return DeadEnd(req.text, req.key, "missing")
     matching = [link for link in links if req.specifier.contains(link.version, prereleases=True)]

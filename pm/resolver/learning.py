@@ -115,10 +115,10 @@ class Learning:
         found = self._possible.get(key)
         if found is None:
             provider = self._provider
-            versions = {link.version for link in provider.source.links(req.name)
-                        if req.specifier.contains(link.version, prereleases=True)
-                        and provider.file_problem(link, True) is None}
-            found = self._possible[key] = tuple(sorted(versions, reverse=True))
+            project = provider.project(req.name)
+            found = self._possible[key] = tuple(
+                v for v in project.versions if req.specifier.contains(v, prereleases=True)
+                and any(provider.file_problem(link, True) is None for link in project.files(v)))
         return found
 
     def dead_requirements(self, reqs: Iterable[Req]) -> list[Req]:

@@ -25,6 +25,7 @@ from ..errors import EXIT_FAILURE, PmError
 from ..index.base import Source
 from .explain import Conflict, Finding, _causes
 from .model import Req
+from .provider import Provider
 from .wording import format_missing
 
 _CUTOFF = 0.75  # difflib ratio above which a known name is offered as "did you mean"
@@ -66,7 +67,7 @@ def missing_names(finding: Finding) -> list[str]:
     return [leaf.package.split("[")[0] for leaf in finding.dead_end.leaves() if leaf.kind == "missing"]
 
 
-def missing_roots(roots: Sequence[Req], source: Source) -> list[Finding]:
+def missing_roots(roots: Sequence[Req], provider: Provider) -> list[Finding]:
     """One ``missing`` finding per project that root requirements name and no source has.
 
     Blocks until those pages are fetched (start them with ``source.prefetch`` first).
@@ -75,7 +76,7 @@ def missing_roots(roots: Sequence[Req], source: Source) -> list[Finding]:
     for req in roots:
         by_name.setdefault(req.name, []).append(req)
     return [Finding("missing", name, tuple(_causes(reqs))) for name, reqs in by_name.items()
-            if not source.links(name)]
+            if not provider.project(name)]
 
 
 def as_missing(conflict: Conflict) -> list[Finding] | None:

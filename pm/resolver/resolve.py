@@ -73,7 +73,7 @@ def resolve_union(
     provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:
-        if missing := missing_roots(roots, source):
+        if missing := missing_roots(roots, provider):
             raise _missing(missing, roots, provider, candidate)
         result = resolver.resolve(roots, max_rounds=max_rounds)
     except ResolutionImpossible as exc:
@@ -84,6 +84,7 @@ def resolve_union(
     finally:
         provider.close()
     resolution = _to_resolution(result)
+    resolution = _with_unverified_metadata(resolution, provider)
     return replace(resolution, warnings=_missing_extras(result, provider))
 
 
@@ -103,6 +104,15 @@ def _missing(findings: list[Finding], roots: list[Req], provider: Provider, cand
     missing = {n for f in findings for n in missing_names(f)}
     known = [k for k in known if k not in missing]
     return MissingProjects(findings, searched(provider.source), suggestions(names, known), candidate)
+
+
+def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Resolution:
+    """Pins whose metadata no hash vouched for (read by range) carry it, for the build to check."""
+    pins = []
+    for pin in resolution.pins:
+        metadata = provider.metadata(pin.link) if pin.link.is_wheel else None
+        pins.append(replace(pin, unverified=metadata) if metadata is not None and metadata.unverified else pin)
+    return replace(resolution, pins=tuple(pins))
 
 
 def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:

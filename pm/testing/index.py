@@ -31,6 +31,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from .ranges import answer_range
 from .wheels import IndexFile, build_packages, metadata_bytes
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -120,7 +121,11 @@ class LocalIndex:
     record wins over a directory file of the same name). Knobs, readable and writable while
     running: ``json`` (serve PEP 691 when asked), ``metadata_files`` (PEP 658/714),
     ``fail_projects`` ({name: HTTP status}), ``corrupt_hashes`` (filenames whose advertised sha256
-    is wrong), ``delay`` (seconds slept before every answer). ``requests`` logs (method, path).
+    is wrong), ``delay`` (seconds slept before every answer), ``ranges`` (answer ``Range``
+    requests on files with 206; False: ignore the header and send the whole file, like a server
+    without range support), ``stale_ranges`` ({filename: path}: range answers for that file come
+    out of another file's bytes, like a mirror whose range cache is stale). ``requests`` logs
+    (method, path); ``transfers`` logs every file answer with its Range header and bytes sent.
     """
 
     def __init__(
@@ -132,12 +137,16 @@ class LocalIndex:
         fail_projects: Mapping[str, int] | None = None,
         corrupt_hashes: Iterable[str] = (),
         delay: float = 0.0,
+        ranges: bool = True,
     ) -> None:
         self.json = json
         self.metadata_files = metadata_files
         self.fail_projects = {canonicalize_name(k): v for k, v in (fail_projects or {}).items()}
         self.corrupt_hashes = set(corrupt_hashes)
         self.delay = delay
+        self.ranges = ranges
+        self.stale_ranges: dict[str, Path] = {}
+        self._transfers: list[Transfer] = []
         self._lock = threading.Lock()
         self._directories: list[Path] = []
         self._records: dict[str, IndexFile] = {}
@@ -208,6 +217,17 @@ class LocalIndex:
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
+            self._transfers.clear()
+
+    @property
+    def transfers(self) -> list[Transfer]:
+        """A copy of the file-answer log (``/files/…`` only), in arrival order."""
+        with self._lock:
+            return list(self._transfers)
+
+    def _note_transfer(self, transfer: Transfer) -> None:
+        with self._lock:
+            self._transfers.append(transfer)
 
     def _note(self, method: str, path: str) -> None:
         with self._lock:
@@ -296,6 +316,18 @@ class LocalIndex:
         return json.dumps(page, indent=1).encode()
 
 
+@dataclasses.dataclass(frozen=True)
+class Transfer:
+    """One answer to a ``/files/…`` request: what was asked (``range`` is the Range header or
+    None), the status and the body bytes the socket took. Tests read it by field name."""
+
+    method: str
+    path: str
+    status: int
+    body_bytes: int
+    range: str | None = None
+
+
 class _Server(ThreadingHTTPServer):
     #: Resolvers open many connections at once; the default backlog of 5 overflows and every
     #: dropped SYN costs a one-second retransmit, for pip, uv and pm alike.
@@ -358,10 +390,33 @@ class _Handler(BaseHTTPRequestHandler):
             data = served.metadata if served else None
         else:
             data = served.record.path.read_bytes() if (served := files.get(filename)) else None
+        asked = self.headers.get("Range")
         if data is None:
             self._send(HTTPStatus.NOT_FOUND, b"no such file\n", send_body)
+            return
+        status: int
+        headers: dict[str, str]
+        if not self.index.ranges or filename.endswith(".metadata"):
+            status, body, headers = HTTPStatus.OK, data, {}
         else:
-            self._send(HTTPStatus.OK, data, send_body, content_type="application/octet-stream")
+            if asked is not None and filename in self.index.stale_ranges:
+                data = self.index.stale_ranges[filename].read_bytes()
+            status, body, headers = answer_range(data, asked)
+        self._send(status, body, False, headers, content_type="application/octet-stream")
+        sent = self._write_counted(body) if send_body else 0
+        self.index._note_transfer(Transfer(self.command, self.path, int(status), sent, asked))
+
+    def _write_counted(self, body: bytes) -> int:
+        """Write ``body`` in pieces; the bytes the socket took before the client hung up (a client
+        that drops a whole-file answer unread leaves this short of the file's size)."""
+        sent = 0
+        try:
+            for start in range(0, len(body), 1 << 16):
+                self.wfile.write(body[start:start + (1 << 16)])
+                sent += len(body[start:start + (1 << 16)])
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        return sent
 
     def _page(self, render: Callable[[str], bytes], send_body: bool) -> None:
         """Negotiate, render, and answer 200 or 304 (ETag / If-None-Match)."""
