@@ -132,14 +132,7 @@ def missing_steps(error: MissingProjects, home: Path | None, *, kind: str = "res
     """Next steps for missing projects: fix the declaration (or the index), then retry the same
     operation (``kind``: the receipt's); never "disable another plugin", since no other plugin
     collides — only, outside admission, setting aside the plugins whose declarations lead there."""
-    steps: list[tuple[str, str]] = []
-    names = ", ".join(repr(n) + (f" (did you mean {error.suggestions[n]!r}?)" if n in error.suggestions else "")
-                      for n in error.projects)
-    files = sorted({c.origin.file for f in error.findings for c in f.causes if c.origin.file})
-    where = f" in {', '.join(files)}" if files else ""
-    steps.append((hermes("pm", "scan", home=home),
-                  f"check the spelling of {names}{where}; if the project lives on another index, set it "
-                  "with --index-url or pm.index_url in config.yaml"))
+    steps: list[tuple[str, str]] = [(hermes("pm", "scan", home=home), _missing_why(error))]
     candidate = error.candidate
     retry = {"admit": ("plugins", "enable", candidate or ""), "sync": ("pm", "sync"), "update": ("update",)}.get(
         kind, ("pm", "resolve", "--with", candidate) if candidate else ("pm", "resolve"))
@@ -149,3 +142,21 @@ def missing_steps(error: MissingProjects, home: Path | None, *, kind: str = "res
             steps.append((hermes("plugins", "disable", plugin, home=home),
                           f"or set plugin {plugin!r} aside until its requirements exist (pm never does this for you)"))
     return steps
+
+
+def _missing_why(error: MissingProjects) -> str:
+    """What to check: the spelling where a declaration names a missing project; the requiring
+    versions where a published package's metadata does; in both cases the index."""
+    declared = {n: f for f in error.findings if f.dead_end is None and all(c.via is None for c in f.causes)
+                for n in missing_names(f)}
+    parts = []
+    if declared:
+        names = ", ".join(repr(n) + (f" (did you mean {error.suggestions[n]!r}?)" if n in error.suggestions else "")
+                          for n in declared)
+        files = sorted({c.origin.file for f in declared.values() for c in f.causes if c.origin.file})
+        parts.append(f"check the spelling of {names}" + (f" in {', '.join(files)}" if files else ""))
+    if published := [n for n in error.projects if n not in declared]:
+        parts.append(f"{', '.join(map(repr, published))} {'is' if len(published) == 1 else 'are'} named by published "
+                     "packages the plugins pull in (the chain above), not by a declaration: require versions "
+                     "of those packages that do not need it, or ask their maintainers")
+    return "; ".join(parts) + "; if a project lives on another index, set it with --index-url or pm.index_url in config.yaml"

@@ -118,7 +118,12 @@ def test_a_transitive_missing_project_is_told_down_the_chain_from_the_plugin(ind
     plugin(home, "y", "wrapper")
     y = home / "plugins/y/plugin.yaml"
     plugin(home, "z")
-    failure = failure_of(*resolve(capsys, home, "--index-url", index.url))
+    code, receipt = resolve(capsys, home, "--index-url", index.url)
+    failure = failure_of(code, receipt)
+    assert receipt["next_steps"][0]["why"] == (
+        "'ghostlib' is named by published packages the plugins pull in (the chain above), not by a declaration: "
+        "require versions of those packages that do not need it, or ask their maintainers; if a project lives on "
+        "another index, set it with --index-url or pm.index_url in config.yaml")
     where = f"which the index does not have (searched {index.url})"
     assert failure["message"] == (
         f"plugin 'y' ({y}) requires wrapper; wrapper 1.0 requires ghost-user; ghost-user 2.0 requires "
