@@ -123,7 +123,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         requirements: Mapping[str, Iterator[Req]],
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
-        """Candidates satisfying every requirement on ``identifier``, best (newest) first."""
+        """Candidates satisfying every requirement on ``identifier``, best (newest) first, without
+        those that state a requirement proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
