@@ -98,7 +98,8 @@ def searched(source: Source) -> list[str]:
 
 
 def known_projects(source: Source) -> list[str]:
-    """Project names the sources can list without a download (find-links folders)."""
+    """Project names the sources list cheaply (``project_names()``, an optional capability): a
+    find-links folder's files, an index's ``/simple/`` list when it is small (never PyPI's)."""
     parts = getattr(source, "sources", None)
     names: list[str] = []
     for part in parts if parts is not None else (source,):
@@ -112,8 +113,9 @@ def suggestions(names: Iterable[str], known: Iterable[str]) -> dict[str, str]:
     """A near-match for each missing name among ``known`` names (canonical, by difflib ratio).
 
     ``known`` is what the caller collected in this run: the union's requirement names, the
-    projects whose pages were fetched, and the find-links folders' projects. pm never downloads
-    an index's whole project list to make a suggestion (PyPI's is tens of megabytes).
+    projects whose pages were fetched, the find-links folders' projects, and an index's project
+    list when it is small (:func:`known_projects`). pm never downloads a large project list to
+    make a suggestion (PyPI's is tens of megabytes).
     """
     pool = sorted({canonicalize_name(n) for n in known})
     found = {}

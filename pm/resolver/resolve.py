@@ -100,10 +100,13 @@ def _missing(findings: list[Finding], roots: list[Req], provider: Provider, cand
     metadata: no spelling of the user's to check)."""
     names = [n for f in findings if f.dead_end is None and all(c.via is None for c in f.causes)
              for n in missing_names(f)]
-    known = [r.name for r in roots] + [k.split("[")[0] for k in provider.identifiers()] + known_projects(provider.source)
-    missing = {n for f in findings for n in missing_names(f)}
-    known = [k for k in known if k not in missing]
-    return MissingProjects(findings, searched(provider.source), suggestions(names, known), candidate)
+    found = {}
+    if names:  # the sources' own lists are read only when there is a name to suggest for
+        known = [r.name for r in roots] + [k.split("[")[0] for k in provider.identifiers()]
+        known += known_projects(provider.source)
+        missing = {n for f in findings for n in missing_names(f)}
+        found = suggestions(names, [k for k in known if k not in missing])
+    return MissingProjects(findings, searched(provider.source), found, candidate)
 
 
 def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Resolution:

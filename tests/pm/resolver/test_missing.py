@@ -137,6 +137,17 @@ def test_a_transitive_missing_project_is_told_down_the_chain_from_the_plugin(ind
         {"package": "ghost-user", "versions": ["1.0"], "requirement": "ghostlib>=1"}]
 
 
+def test_the_near_match_can_come_from_a_small_index_list(index, home, capsys):
+    x = plugin(home, "x", "tinyhttpp")  # nobody else requires tinyhttp: the index's /simple/ list names it
+    plugin(home, "y")
+    plugin(home, "z")
+    (home.parent / "lock.txt").write_text("")
+    (home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    failure = failure_of(*resolve(capsys, home, "--index-url", index.url))
+    assert failure["message"] == (f"plugin 'x' ({x}) requires 'tinyhttpp', which the index does not have "
+                                  f"(searched {index.url}); did you mean 'tinyhttp'?")
+
+
 def test_find_links_only_names_the_folder_and_suggests_from_its_files(home, tmp_path, capsys):
     folder = tmp_path / "wheels"
     folder.mkdir()
