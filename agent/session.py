@@ -2,7 +2,7 @@
 
 :meth:`AgentSession.start`, in order:
 
-1. the lazy install of a configured but missing catalog provider (:func:`pm.update.lazy_install`:
+1. the lazy install of a configured but missing catalog provider (:func:`pm.ops.update.lazy_install`:
    runs only when ``security.allow_lazy_installs`` is exactly ``true``, else warns with the
    command; once per process per home and provider);
 2. the compression settings as enforced (:class:`agent.compression.CompressionSettings`): the
@@ -77,9 +77,10 @@ class AgentSession:
         """Start-up (module docstring). Raises :class:`agent.compression.CompressionConfigError`
         and the loader's :class:`agent.errors.MemoryPluginError`; a provider that fails to
         initialize raises :class:`agent.memory_provider.ProviderInitError`."""
-        from pm.update import lazy_install
+        from pm.ops import Notices
+        from pm.ops.update import lazy_install
 
-        lazy_install(self.home, say=self._warn)
+        lazy_install(self.home, Notices(self._warn))
         self.settings = CompressionSettings.for_home(self.home)
         self.settings.check_api_mode(self.api_mode)
         for note in self.settings.notes:

@@ -22,12 +22,11 @@ from . import generations
 from .errors import PmError
 from .generations import Generation
 from .inputs import Inputs
-from .receipt import uv_version
 from .recheck import check_unverified
 from .records import resolution_to_json
 from .resolver import Resolution
 from .store import Store
-from .uv import Uv, UvError
+from .uv import Uv, UvError, uv_version
 
 Progress = Callable[[str], None]
 

@@ -19,22 +19,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from .base import IndexFailure, Metadata
+from .base import IndexFailure, Metadata, MetadataUnavailable
 
 _WHEEL_METADATA = re.compile(r"([^/]+)\.dist-info/METADATA")
 _SDIST_PKG_INFO = re.compile(r"[^/]+/PKG-INFO")
 #: Fields that must be static for an sdist's PKG-INFO to stand for the built wheel (PEP 643).
 _NEEDED_STATIC = frozenset({"requires-dist", "requires-python", "provides-extra"})
 
-
-class MetadataUnavailable(IndexFailure):
-    """An sdist whose dependencies are only known by building it.
-
-    Raised by ``metadata()`` for an sdist unless its PKG-INFO is Metadata-Version >= 2.2 and
-    marks none of Requires-Dist / Requires-Python / Provides-Extra as ``Dynamic`` (PEP 643).
-    Still an :class:`IndexFailure` (exit 1), so a caller that does not build sdists fails
-    cleanly; a caller that does (``pm.allow_builds``) catches it and builds.
-    """
+__all__ = ["MetadataUnavailable"]  # re-exported: defined, and public, in pm.index.base
 
 
 def _unfold(value: str) -> str:

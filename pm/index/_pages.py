@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from .base import FileLink, IndexFailure
-from .project import Entry, absolute, link_of
+from .project import Digest, Entry, absolute, link_of
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
 ACCEPT = ("application/vnd.pypi.simple.v1+json, "
@@ -62,8 +62,23 @@ def _json_yanked(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def page_digest(body: bytes, content_type: str, page_url: str, tags: frozenset[str] | None) -> Digest:
+    """What a project page means for a target with ``tags`` (see :class:`~pm.index.project.Digest`);
+    a JSON page's files are turned into entries only when kept."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media in JSON_TYPES:
+        return Digest.build_from(json_items(body, page_url), _json_entry, page_url, tags)
+    return Digest.build(html_entries(body, page_url), page_url, tags)
+
+
 def json_entries(body: bytes, page_url: str) -> list[Entry]:
     """PEP 691: ``files[]`` with url, hashes, requires-python, yanked, core-metadata, size…"""
+    return [_json_entry(item) for _, item in json_items(body, page_url)]
+
+
+def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
+    """The ``files[]`` of a PEP 691 page as (file name, entry), checked: a page whose files name a
+    path or lack a URL is no valid page."""
     try:
         page = json.loads(body)
         version = str(page.get("meta", {}).get("api-version", "1.0"))
@@ -74,17 +89,22 @@ def json_entries(body: bytes, page_url: str) -> list[Entry]:
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
     if not isinstance(files, list):
         raise IndexFailure(page_url, f"invalid PEP 691 JSON page ('files' is a {type(files).__name__}, not a list)")
-    return [entry for item in files if isinstance(item, dict) and (entry := _json_entry(item, page_url))]
+    items = []
+    for item in files:
+        filename = item.get("filename") if isinstance(item, dict) else None
+        if not isinstance(filename, str):
+            continue
+        if "/" in filename or "\\" in filename:
+            raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
+        url = item.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
+        items.append((filename, item))
+    return items
 
 
-def _json_entry(item: dict[str, Any], page_url: str) -> Entry | None:
-    filename, hashes, url = item.get("filename"), item.get("hashes"), item.get("url")
-    if not isinstance(filename, str):
-        return None
-    if "/" in filename or "\\" in filename:
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
-    if not isinstance(url, str) or not url.strip():
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
+def _json_entry(item: dict[str, Any]) -> Entry:
+    filename, hashes, url = item["filename"], item.get("hashes"), item["url"]
     sha = hashes.get("sha256") if isinstance(hashes, dict) else None
     size, requires_python, uploaded = item.get("size"), item.get("requires-python"), item.get("upload-time")
     return (filename, url, sha.lower() if isinstance(sha, str) and sha else None,

@@ -42,6 +42,16 @@ class IndexFailure(PmError):
         super().__init__(f"{url}: {detail}")
 
 
+class MetadataUnavailable(IndexFailure):
+    """An sdist whose dependencies are only known by building it.
+
+    Raised by ``metadata()`` for an sdist unless its PKG-INFO is Metadata-Version >= 2.2 and
+    marks none of Requires-Dist / Requires-Python / Provides-Extra as ``Dynamic`` (PEP 643).
+    Still an :class:`IndexFailure` (exit 1), so a caller that does not build sdists fails
+    cleanly; a caller that does (``pm.allow_builds``) catches it and builds.
+    """
+
+
 class LookAheadSkipped(IndexFailure):
     """A look-ahead fetch declined to download a whole file over a size bound (its server would
     not answer byte ranges). Never a verdict: the resolver's own ``metadata()`` call fetches it."""

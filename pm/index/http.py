@@ -16,7 +16,7 @@ import ssl
 import threading
 import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from http import HTTPStatus
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
@@ -62,9 +62,11 @@ class Response(NamedTuple):
     url: str
 
 
-def make_pool(workers: int = DEFAULT_WORKERS) -> ThreadPoolExecutor:
-    """The pool a source fetches on in the background."""
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hermes-pm-fetch")
+def make_pool(workers: int = DEFAULT_WORKERS) -> Executor:
+    """The pool a source fetches on in the background (daemon threads: see :mod:`._pool`)."""
+    from ._pool import DaemonPool
+
+    return DaemonPool(workers, "hermes-pm-fetch")
 
 
 class HttpClient:

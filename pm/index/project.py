@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 from urllib.parse import urldefrag, urljoin
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -34,6 +35,7 @@ _SAMPLE = 3
 #: (filename, url, sha256, size, requires_python, yanked, upload_time, metadata_sha256).
 #: ``url`` may be relative to the page until the digest resolves it.
 Entry = tuple[str, str, str | None, int | None, str | None, str | None, str | None, str | None]
+R = TypeVar("R")
 
 
 def version_text(filename: str) -> str | None:
@@ -48,13 +50,20 @@ def version_text(filename: str) -> str | None:
     return None
 
 
-def wheel_fits(filename: str, tags: frozenset[str]) -> bool:
-    """Whether a wheel's (possibly compressed) tag triple names a tag in ``tags``."""
+def wheel_fits(filename: str, tags: frozenset[str], known: dict[str, bool] | None = None) -> bool:
+    """Whether a wheel's (possibly compressed) tag triple names a tag in ``tags``; ``known``
+    remembers verdicts per triple (a big page repeats a few dozen triples thousands of times)."""
     parts = filename[:-4].split("-")
     if len(parts) < 5:
         return False
+    triple = "-".join(parts[-3:])
+    if known is not None and (verdict := known.get(triple)) is not None:
+        return verdict
     interpreters, abis, platforms = parts[-3].split("."), parts[-2].split("."), parts[-1].split(".")
-    return any(f"{i}-{a}-{p}" in tags for i in interpreters for a in abis for p in platforms)
+    verdict = any(f"{i}-{a}-{p}" in tags for i in interpreters for a in abis for p in platforms)
+    if known is not None:
+        known[triple] = verdict
+    return verdict
 
 
 def tags_key(tags: Iterable[str] | None) -> str:
@@ -91,19 +100,31 @@ class Digest:
     def build(cls, entries: Iterable[Entry], page_url: str, tags: frozenset[str] | None) -> Digest:
         """Group ``entries`` by version (from their names), keep what fits ``tags`` (all when None),
         resolve URLs against ``page_url`` for what is kept. Unnamed files are dropped."""
+        return cls.build_from(((entry[0], entry) for entry in entries), _same, page_url, tags)
+
+    @classmethod
+    def build_from(cls, named: Iterable[tuple[str, R]], entry_of: Callable[[R], Entry], page_url: str,
+                   tags: frozenset[str] | None) -> Digest:
+        """:meth:`build` over ``(file name, raw record)`` pairs: ``entry_of`` runs only for the files
+        kept (on a big page, a few of thousands)."""
         groups: dict[str, tuple[list[Entry], list[Entry]]] = {}
-        for entry in entries:
-            text = version_text(entry[0])
+        known: dict[str, bool] = {}
+        for filename, raw in named:
+            text = version_text(filename)
             if text is None:
                 continue
             kept, sample = groups.setdefault(text, ([], []))
-            if tags is None or not entry[0].endswith(".whl") or wheel_fits(entry[0], tags):
-                kept.append(absolute(entry, page_url))
+            if tags is None or not filename.endswith(".whl") or wheel_fits(filename, tags, known):
+                kept.append(absolute(entry_of(raw), page_url))
             elif len(sample) < _SAMPLE:
-                sample.append(absolute(entry, page_url))
+                sample.append(absolute(entry_of(raw), page_url))
         ordered = sorted(((v, text) for text in groups if (v := _version(text)) is not None), reverse=True)
         return cls(tuple((text, tuple(groups[text][0]), () if groups[text][0] else tuple(groups[text][1]))
                          for _, text in ordered))
+
+
+def _same(entry: Entry) -> Entry:
+    return entry
 
 
 def _entry(item: Sequence[object]) -> Entry:
@@ -114,6 +135,9 @@ def _entry(item: Sequence[object]) -> Entry:
 
 def absolute(entry: Entry, page_url: str) -> Entry:
     """``entry`` with its URL resolved against the page (fragment dropped)."""
+    url = entry[1]
+    if url.startswith(("https://", "http://")) and "#" not in url and "/." not in url:
+        return entry  # already absolute and clean: urljoin would return it unchanged
     return (entry[0], urldefrag(urljoin(page_url, entry[1]))[0], *entry[2:])  # type: ignore[return-value]
 
 

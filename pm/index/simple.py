@@ -19,14 +19,14 @@ import functools
 import hashlib
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import replace
 from urllib.parse import urldefrag
 
 from packaging.utils import NormalizedName, canonicalize_name
 
 from ._metadata import parse_metadata, require_static
-from ._pages import ACCEPT, page_entries
+from ._pages import ACCEPT, page_digest
 from ._ranges import file_metadata
 from .base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
 from .cache import Cache, PageHeader, max_age
@@ -58,7 +58,7 @@ class SimpleIndexSource:
         *,
         offline: bool = False,
         client: HttpClient | None = None,
-        executor: ThreadPoolExecutor | None = None,
+        executor: Executor | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         workers: int = DEFAULT_WORKERS,
         tags: Iterable[str] | None = None,
@@ -175,8 +175,7 @@ class SimpleIndexSource:
             if self.offline:
                 raise IndexFailure(header.url, OFFLINE_MISS)
             header, body = self._download(header.url, None)  # unconditional: a 200 or 404 with a body
-        digest = Digest.build(page_entries(body or b"", header.content_type, header.final_url),
-                              header.final_url, self.tags)
+        digest = page_digest(body or b"", header.content_type, header.final_url, self.tags)
         if self.cache is not None:
             self.cache.put_digest(key, digest.to_bytes())
         return digest

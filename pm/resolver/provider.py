@@ -27,7 +27,7 @@ from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
 #: How many of the best candidates of a project get their metadata prefetched.
-_PREFETCH_CANDIDATES = 2
+_PREFETCH_CANDIDATES = 1
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 

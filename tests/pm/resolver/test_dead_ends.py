@@ -4,6 +4,7 @@ the chain named — not after resolvelib's 20,000 rounds (before learning: a->b-
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ def chain(prefix: str, depth: int, end: dict) -> dict:
     """``<prefix>-a`` … (``depth`` projects of WIDTH versions), each version needing the next
     project; the last ones need ``<prefix>-end``, described by ``end`` (``{}``: missing)."""
     names = [f"{prefix}-{chr(ord('a') + i)}" for i in range(depth)] + [f"{prefix}-end"]
-    spec: dict = {name: {f"{v}.0": [after] for v in range(1, WIDTH + 1)} for name, after in zip(names, names[1:])}
+    spec: dict = {name: {f"{v}.0": [after] for v in range(1, WIDTH + 1)} for name, after in itertools.pairwise(names)}
     if end:
         spec[names[-1]] = end
     return spec
@@ -158,3 +159,16 @@ def test_the_proof_takes_a_handful_of_rounds_not_the_round_limit(tmp_path, index
             pytest.raises(MissingProjects) as raised:
         resolve_union(union, current_target(), source, Policy(), max_rounds=20)
     assert raised.value.projects == ("miss-end",)
+
+
+def test_a_proof_knows_its_leaves_its_links_and_whether_it_was_cut() -> None:
+    from pm.resolver.deadends import DeadEnd, Needs, Unusable
+
+    end = DeadEnd("x-end", "x-end", "no-compatible-file", (Unusable("1.0", "no-compatible-file", "win"),))
+    chain = DeadEnd("x-a", "x-a", "needs", needs=(Needs(("2.0", "1.0"), end),
+                                                  Needs(("0.5",), DeadEnd("x-b", "x-b", "cut"))), total=3)
+    assert [leaf.package for leaf in chain.leaves()] == ["x-end"]
+    assert [(parent.package, needs.versions) for parent, needs in chain.edges()] == [
+        ("x-a", ("2.0", "1.0")), ("x-a", ("0.5",))]
+    assert not chain.complete and end.complete and end.is_leaf and not chain.is_leaf
+    assert chain.to_json()["needs"][0]["dead"]["versions"] == [{"version": "1.0", "kind": "no-compatible-file", "fact": "win"}]

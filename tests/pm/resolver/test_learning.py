@@ -123,3 +123,17 @@ def test_a_pin_failing_right_after_a_rollback_does_not_lose_the_solution() -> No
     }
     assert resolves(graph, set(), ["dia-top", "fine"])
     assert resolves(*random_case(1460)) == satisfiable(*random_case(1460))
+
+
+def test_what_could_be_offered_counts_pre_releases_but_not_files_the_target_cannot_use() -> None:
+    from pm.resolver.learning import Learning
+    from pm.resolver.model import Req
+    from pm.resolver.provider import Provider
+
+    source = MemorySource({"p0": {"1": [], "2b1": [], "3": []}}, {("p0", "3")})
+    provider = Provider(source, current_target(), Policy())
+    assert isinstance(provider.learning, Learning)
+    req = Req.from_requirement(Requirement("p0>=1"), frozenset())
+    assert provider.learning.possible(req) == (Version("2b1"), Version("1"))
+    assert not provider.learning.prove(req)  # nothing tried yet: nothing is dead
+    provider.close()

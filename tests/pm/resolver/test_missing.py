@@ -174,4 +174,4 @@ def test_the_person_reads_the_failure_and_what_to_do_on_stderr(index, home, caps
         f"error: plugin 'x' ({x}) requires 'sharedlibb', which the index does not have (searched {index.url}); "
         "did you mean 'sharedlib'?\n"
         "this is not a conflict between plugins: a required project does not exist where pm looked; "
-        f"nothing was changed\n  hermes pm scan --home {home}\n")
+        f"nothing was changed\nnext steps:\n  hermes pm scan --home {home}\n")
