@@ -89,10 +89,12 @@ def failure_of(exc: PmError) -> Failure:
         section["problems"] = [str(p) for p in problems]
     if isinstance(exc, InputsChanged):
         section["differences"] = exc.changes or []
-    if kind == "missing-project":
+    if kind == "missing-project":  # the projects, who requires them, where pm searched
         from ..records import missing_to_json
+        from ..resolver import MissingProjects
 
-        section = missing_to_json(exc)  # type: ignore[arg-type]
+        assert isinstance(exc, MissingProjects)
+        section = missing_to_json(exc)
     return Failure(kind, outcome, exc.exit_code, section, _extra(exc))
 
 
