@@ -15,7 +15,7 @@ from .resolver.model import Pin, Resolution
 from .union import Origin
 
 if TYPE_CHECKING:
-    from .resolver import Conflict
+    from .resolver import Conflict, MissingProjects
 
 __all__ = ["conflict_steps", "conflict_to_json", "hermes", "pin_to_json", "resolution_from_json",
            "resolution_to_json"]
@@ -72,6 +72,7 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
         "causes": [c.to_json() for c in conflict.causes],
         "findings": [
             {"kind": f.kind, "package": f.package, "detail": f.detail, "causes": [c.to_json() for c in f.causes]}
+            | ({"dead_end": f.dead_end.to_json()} if f.dead_end is not None else {})
             for f in conflict.findings
         ],
         "message": str(conflict),
@@ -102,3 +103,61 @@ def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = F
             steps.append((hermes("pm", "resolve", "--allow-build", package, home=home),
                           f"{package} has no wheel; building it runs its build backend (opt-in)"))
     return steps
+
+
+def missing_to_json(error: MissingProjects) -> dict[str, Any]:
+    """The receipt's ``failure`` for missing projects: each project, the root requirements that
+    lead to it (``required_by``), the versions whose metadata states it (``stated_by``, for a
+    transitive one), and a near-match."""
+    from .resolver.missing import missing_names  # loads the resolver: only for this failure
+
+    projects: dict[str, dict[str, Any]] = {}
+    for finding in error.findings:
+        for name in dict.fromkeys(missing_names(finding)):
+            entry = projects.setdefault(name, {"name": name, "suggestion": error.suggestions.get(name),
+                                               "required_by": [], "stated_by": []})
+            entry["required_by"] += [c.to_json() for c in finding.causes]
+        if finding.dead_end is not None:
+            for parent, needs in finding.dead_end.edges():
+                if needs.dead.kind == "missing":
+                    projects[needs.dead.package.split("[")[0]]["stated_by"].append(
+                        {"package": parent.package, "versions": list(needs.versions),
+                         "requirement": needs.dead.requirement})
+    return {"kind": "missing-project", "message": str(error), "url": None, "projects": list(projects.values()),
+            "plugins": list(error.plugins), "searched": list(error.searched)}
+
+
+def missing_steps(error: MissingProjects, home: Path | None, *, kind: str = "resolve") -> list[tuple[str, str]]:
+    """Next steps for missing projects: fix the declaration (or the index), then retry the same
+    operation (``kind``: the receipt's); never "disable another plugin", since no other plugin
+    collides — only, outside admission, setting aside the plugins whose declarations lead there."""
+    steps: list[tuple[str, str]] = [(hermes("pm", "scan", home=home), _missing_why(error))]
+    candidate = error.candidate
+    retry = {"admit": ("plugins", "enable", candidate or ""), "sync": ("pm", "sync"), "update": ("update",)}.get(
+        kind, ("pm", "resolve", "--with", candidate) if candidate else ("pm", "resolve"))
+    steps.append((hermes(*retry, home=home), f"then retry {candidate!r}" if candidate else "then try again"))
+    if candidate is None:
+        for plugin in error.plugins:
+            steps.append((hermes("plugins", "disable", plugin, home=home),
+                          f"or set plugin {plugin!r} aside until its requirements exist (pm never does this for you)"))
+    return steps
+
+
+def _missing_why(error: MissingProjects) -> str:
+    """What to check: the spelling where a declaration names a missing project; the requiring
+    versions where a published package's metadata does; in both cases the index."""
+    from .resolver.missing import missing_names
+
+    declared = {n: f for f in error.findings if f.dead_end is None and all(c.via is None for c in f.causes)
+                for n in missing_names(f)}
+    parts = []
+    if declared:
+        names = ", ".join(repr(n) + (f" (did you mean {error.suggestions[n]!r}?)" if n in error.suggestions else "")
+                          for n in declared)
+        files = sorted({c.origin.file for f in declared.values() for c in f.causes if c.origin.file})
+        parts.append(f"check the spelling of {names}" + (f" in {', '.join(files)}" if files else ""))
+    if published := [n for n in error.projects if n not in declared]:
+        parts.append(f"{', '.join(map(repr, published))} {'is' if len(published) == 1 else 'are'} named by published "
+                     "packages the plugins pull in (the chain above), not by a declaration: require versions "
+                     "of those packages that do not need it, or ask their maintainers")
+    return "; ".join(parts) + "; if a project lives on another index, set it with --index-url or pm.index_url in config.yaml"

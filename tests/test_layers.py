@@ -161,7 +161,6 @@ def commands() -> set[str]:
 NOT_IMPORTED_BY_A_TEST = {
     "pm.__main__": "the `python -m pm` entry point: tests/pm/generations run it as a real process",
     "pm.resolver.lookahead": "exercised through resolve_union; its own tests belong to the resolver speed work",
-    "pm.resolver.provider": "exercised through resolve_union; its own tests belong to the resolver speed work",
 }
 
 

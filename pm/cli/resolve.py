@@ -43,6 +43,10 @@ def tell_resolved(receipt: Receipt) -> None:
         tell_failure(receipt)
         if receipt.failure["kind"] == "index":
             say("this is a failure to fetch, not a verdict on your plugins: nothing was changed")
+        elif receipt.failure["kind"] == "missing-project":
+            say("this is not a conflict between plugins: a required project does not exist where pm looked; "
+                "nothing was changed")
+            tell_steps(receipt.next_steps)
 
 
 def tell_conflict(receipt: Receipt) -> None:

@@ -87,6 +87,11 @@ class FindLinksSource:
             raise IndexFailure(path.as_uri(), f"cannot read file ({exc.strerror})") from None
         return self._hashes[key]
 
+    def project_names(self) -> list[NormalizedName]:
+        """Every project with a file in the folder (listing it on first use)."""
+        with self._lock:
+            return sorted(self._list())
+
     def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
         key = canonicalize_name(name)
         with self._lock:

@@ -94,6 +94,13 @@ class SimpleIndexSource:
     def project_url(self, name: str) -> str:
         return f"{self.index_url}{canonicalize_name(name)}/"
 
+    def project_names(self) -> list[NormalizedName]:
+        """The index's project list when it is small (for a "did you mean"; see :mod:`.listing`);
+        ``[]`` offline, or when the list is large (PyPI's is never read)."""
+        from .listing import small_project_list
+
+        return [] if self.offline else small_project_list(self.client, self.index_url)
+
     # -- the Source interface ---------------------------------------------------------------------
 
     def project(self, name: NormalizedName) -> Project:

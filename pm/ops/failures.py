@@ -18,6 +18,7 @@ exception                              kind               outcome
 :class:`pm.recheck.MetadataMismatch`   MetadataMismatch   failed
 :class:`pm.index.base.IndexFailure`    index              failed
 :class:`pm.resolver.TooComplex`        too-complex        failed
+:class:`pm.resolver.MissingProjects`   missing-project    failed
 any other :class:`PmError`             its class name     failed
 =====================================  =================  =========
 
@@ -88,6 +89,12 @@ def failure_of(exc: PmError) -> Failure:
         section["problems"] = [str(p) for p in problems]
     if isinstance(exc, InputsChanged):
         section["differences"] = exc.changes or []
+    if kind == "missing-project":  # the projects, who requires them, where pm searched
+        from ..records import missing_to_json
+        from ..resolver import MissingProjects
+
+        assert isinstance(exc, MissingProjects)
+        section = missing_to_json(exc)
     return Failure(kind, outcome, exc.exit_code, section, _extra(exc))
 
 
@@ -110,7 +117,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
     from ..install import InstallError
     from ..managed import Managed
     from ..recheck import MetadataMismatch
-    from ..resolver import TooComplex
+    from ..resolver import MissingProjects, TooComplex
 
     return [
         ((Managed,), "managed", "refused"),
@@ -123,6 +130,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
         ((MetadataMismatch,), "MetadataMismatch", "failed"),
         ((IndexFailure,), "index", "failed"),
         ((TooComplex,), "too-complex", "failed"),
+        ((MissingProjects,), "missing-project", "failed"),
     ]
 
 

@@ -12,10 +12,10 @@ from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
 from ..inputs import Inputs
 from .failures import NotAdmissible
 from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
+from .transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Builder, Conflict, Policy, Resolution
+    from ..resolver import Builder, Conflict, MissingProjects, Policy, Resolution
 
 
 class UnknownPlugin(PmError):
@@ -68,6 +68,9 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     except resolver.Conflict as conflict:  # evaluated only when something was raised
         _conflicted(txn, conflict)
         return None
+    except resolver.MissingProjects as missing:
+        _missing(txn, missing)
+        return None
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
@@ -85,6 +88,16 @@ def _conflicted(txn: Transaction, conflict: Conflict) -> None:
             receipt.step(command, why)
     receipt.warnings += memory_warnings(txn.gathered, conflict)
     receipt.finish("conflict", EXIT_CONFLICT)
+
+
+def _missing(txn: Transaction, missing: MissingProjects) -> None:
+    """A requirement on a project no source has: a failure about a declaration (exit 1, kind
+    ``missing-project``), never a conflict; its next steps say where to look, then retry."""
+    from ..records import missing_steps
+
+    for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.receipt.kind):
+        txn.receipt.step(command, why)
+    fail(txn.receipt, missing)
 
 
 def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:

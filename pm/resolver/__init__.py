@@ -5,14 +5,18 @@
   :class:`Builder` interface through which allowed sdists get built (an edge: pm.index.builds)
 - :mod:`.resolve` — root requirements of a union, one resolution, its pins
 - :mod:`.lookahead` — crawling ahead of resolvelib so its callbacks rarely wait on the network
+- :mod:`.learning` — dead ends (requirements no choice can satisfy), learned as it goes
 - :mod:`.explain` — Conflict / TooComplex, causes mapped to origins, findings as data
-- :mod:`.wording` — :func:`format_conflict`, the one formatter of findings
+- :mod:`.deadends` — why a requirement can never be satisfied: unusable versions and chains
+- :mod:`.missing` — MissingProjects: requirements on projects that no source has (a failure)
+- :mod:`.wording` — :func:`format_conflict` and :func:`format_missing`, the formatters of findings
 """
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .explain import Cause, Conflict, Finding, TooComplex
+    from .missing import MissingProjects
     from .model import Pin, Policy, Resolution
     from .provider import Builder
     from .resolve import resolve_union
@@ -21,8 +25,8 @@ if TYPE_CHECKING:
 #: Where each public name lives, loaded on first use (PEP 562): reading a stored resolution
 #: (pins, a receipt) needs only the model, not resolvelib, the provider and the explanations.
 _LAZY = {"Cause": ".explain", "Conflict": ".explain", "Finding": ".explain", "TooComplex": ".explain",
-         "Pin": ".model", "Policy": ".model", "Resolution": ".model", "Builder": ".provider",
-         "resolve_union": ".resolve", "format_conflict": ".wording"}
+         "MissingProjects": ".missing", "Pin": ".model", "Policy": ".model", "Resolution": ".model",
+         "Builder": ".provider", "resolve_union": ".resolve", "format_conflict": ".wording"}
 
 
 def __getattr__(name: str) -> Any:
@@ -33,4 +37,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(_LAZY[name], __name__), name)
 
 
-__all__ = ["Builder", "Cause", "Conflict", "Finding", "Pin", "Policy", "Resolution", "TooComplex", "format_conflict", "resolve_union"]
+__all__ = ["Builder", "Cause", "Conflict", "Finding", "MissingProjects", "Pin", "Policy", "Resolution", "TooComplex", "format_conflict", "resolve_union"]

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from packaging.utils import NormalizedName
-from packaging.version import Version
 
 from ..errors import EXIT_CONFLICT, PmError
-from ..index.base import FileLink
 from ..union import Origin
+from .deadends import DeadEnd, Unusable, dead_end, met_dead_end, unusable
 from .model import PYTHON, Req
-from .provider import PROBLEMS, Provider
+from .provider import Provider
 from .wording import KINDS, describe_problem, format_conflict
 
 _MAX_SUBSET_CAUSES = 12
@@ -66,19 +65,6 @@ class Cause:
 
 
 @dataclass(frozen=True)
-class Unusable:
-    """One version that exists but cannot be used, and why (a kind of :data:`KINDS`).
-
-    ``fact`` is the kind's datum: the Requires-Python specifier, the wheels' tags, the yank
-    reason, or the exclude-newer cutoff; ``""`` when there is none.
-    """
-
-    version: str
-    kind: str
-    fact: str = ""
-
-
-@dataclass(frozen=True)
 class Finding:
     """What is wrong with one package; ``kind`` is the first of its versions' kinds to tell."""
 
@@ -90,6 +76,7 @@ class Finding:
     python: str = ""  # the target's Python version
     platform: str = ""  # the target's platform
     available: tuple[str, ...] = ()  # usable versions of the package, newest first (for conflict)
+    dead_end: DeadEnd | None = None  # why a requirement can never be satisfied (a chain), when known
 
     @property
     def detail(self) -> str:
@@ -146,12 +133,47 @@ def explain(information: Iterable[Any], provider: Provider, candidate: str | Non
     return Conflict(findings, plugins, candidate)
 
 
+def explain_dead_roots(roots: Sequence[Req], provider: Provider, candidate: str | None) -> Conflict | None:
+    """The Conflict told from the root requirements proved dead, None when none is.
+
+    A dead root is a whole answer: no choice elsewhere could satisfy it, so the union has no
+    resolution whatever resolvelib's last backtrack was about; each is told down its chain.
+    """
+    dead = provider.learning.dead_roots(roots)
+    if not dead:
+        return None
+    by_key: dict[str, list[Req]] = {}
+    for req in dead:
+        by_key.setdefault(req.key, []).append(req)
+    findings = [_finding_for(key, reqs, provider) for key, reqs in by_key.items()]
+    return Conflict(findings, _plugins_to_blame(findings, candidate), candidate)
+
+
 def _finding(key: str, infos: list[Any], provider: Provider) -> Finding:
-    reqs: list[Req] = [i.requirement for i in infos]
+    return _finding_for(key, [i.requirement for i in infos], provider)
+
+
+def _finding_for(key: str, reqs: list[Req], provider: Provider) -> Finding:
+    if key != PYTHON and (proof := _proof(reqs, provider)) is not None:
+        told, end = proof
+        kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index, default="conflict")
+        return Finding(kind, key, tuple(_causes(told)), (), _context(told, provider),
+                       str(provider.python_version), provider.target.platform, dead_end=end)
     kind, versions, told = _classify(key, reqs, provider)
     available = tuple(str(v) for v, _ in provider.best_files(reqs[0].name, [])) if kind == "conflict" else ()
     return Finding(kind, "python" if key == PYTHON else key, tuple(_causes(told)), versions,
                    _context(told, provider), str(provider.python_version), provider.target.platform, available)
+
+
+def _proof(reqs: list[Req], provider: Provider) -> tuple[list[Req], DeadEnd] | None:
+    """(the requirements to tell, the chain) when learning explains why ``reqs`` fail: one of
+    them is dead, or every version satisfying them all is; None when it does not."""
+    dead = provider.learning.dead_requirements(reqs)
+    if dead and not (end := dead_end(dead[0], provider)).is_leaf:
+        return dead[:1], end
+    if not dead and (met := met_dead_end(reqs, provider)) is not None:
+        return reqs, met
+    return None
 
 
 def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple[Unusable, ...], list[Req]]:
@@ -163,38 +185,9 @@ def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple
     if not links:
         return "missing", (), reqs
     matching = [link for link in links if all(r.specifier.contains(link.version, prereleases=True) for r in reqs)]
-    if unusable := _unusable(matching, reqs, provider):
-        return min((u.kind for u in unusable), key=KINDS.index), unusable, reqs
+    if found := unusable(matching, reqs, provider):
+        return min((u.kind for u in found), key=KINDS.index), found, reqs
     return "conflict", (), _smallest_conflicting(reqs, name, provider)
-
-
-def _unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
-    """Each matching version with the reason it cannot be used; ``()`` when one can be."""
-    pinned = any(r.is_exact_pin for r in reqs)
-    by_version: dict[Version, list[FileLink]] = {}
-    for link in links:
-        by_version.setdefault(link.version, []).append(link)
-    found = []
-    for version in sorted(by_version, reverse=True):
-        files = by_version[version]
-        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
-        if len(problems) < len(files):
-            return ()
-        kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))
-        found.append(Unusable(str(version), kind, _fact(kind, link, files, provider)))
-    return tuple(found)
-
-
-def _fact(kind: str, link: FileLink, files: list[FileLink], provider: Provider) -> str:
-    if kind == "requires-python":
-        return link.requires_python or ""
-    if kind == "no-compatible-file":
-        return ", ".join(sorted({str(t) for f in files for t in f.tags})[:6])
-    if kind == "yanked":
-        return link.yanked or ""
-    if kind == "excluded-newer" and provider.policy.exclude_newer is not None:
-        return provider.policy.exclude_newer.isoformat()
-    return ""
 
 
 def _smallest_conflicting(reqs: list[Req], name: NormalizedName, provider: Provider) -> list[Req]:

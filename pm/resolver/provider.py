@@ -22,6 +22,7 @@ from ..index.base import FileLink, IndexFailure, Metadata, Source
 from ..index.multi import project_of
 from ..index.project import Project
 from ..target import Target
+from .learning import Learning
 from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
@@ -68,6 +69,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
         self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
         self._lookahead = LookAhead(self)
+        self.learning = Learning(self)
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
         """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
@@ -121,7 +123,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         requirements: Mapping[str, Iterator[Req]],
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
-        """Candidates satisfying every requirement on ``identifier``, best (newest) first."""
+        """Candidates satisfying every requirement on ``identifier``, best (newest) first, without
+        those that state a requirement proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
@@ -137,6 +140,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 if version not in bad
             ]
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
+        found = self.learning.alive(reqs, found)
         self._counts[identifier] = len(found)
         return found
 
@@ -156,6 +160,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             deps.append(Req(PYTHON, metadata.requires_python, frozenset(),
                             f"Python {metadata.requires_python}", origins, candidate))
         deps += [Req.from_requirement(r, origins, candidate) for r in self.applying(metadata, candidate.extras)]
+        self.learning.saw(candidate, deps)
         self.source.prefetch(d.name for d in deps if d.name != PYTHON)
         self.look_ahead(d for d in deps if d.name != PYTHON)
         return deps
@@ -178,6 +183,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def requirements_on(self, identifier: str) -> list[Req]:
         """Every distinct requirement ever matched on ``identifier`` in this resolution, in order."""
         return list(self._asked.get(identifier, {}).values())
+
+    def identifiers(self) -> list[str]:
+        """Every identifier the resolver asked about in this resolution."""
+        return [i for i in self._asked if i != PYTHON]
 
     def _remember(self, identifier: str, reqs: Iterable[Req]) -> None:
         asked = self._asked.setdefault(identifier, {})

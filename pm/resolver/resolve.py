@@ -11,11 +11,14 @@ from dataclasses import replace
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+from resolvelib.resolvers import resolution as _resolution_module
 
+from ..errors import PmError
 from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
-from .explain import TooComplex, explain
+from .explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from .missing import MissingProjects, as_missing, known_projects, missing_names, missing_roots, searched, suggestions
 from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified
 from .provider import Builder, Provider
 
@@ -23,6 +26,14 @@ _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
 #: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
 MAX_ROUNDS = 20_000
+
+# resolvelib's "optimistic" backjumping (1.1+) restores, when it gives up, a stack of states
+# without the working copy on top; a pin that then fails at once drops the previous pin and
+# blames an unrelated one, so a satisfiable union can end in ResolutionImpossible. Skipping
+# candidates with dead dependencies (pm.resolver.learning) makes pins fail at once more often,
+# and a random differential against brute force found such unions (tests/pm/resolver/
+# test_learning.py). Safe backjumping only: the knob resolvelib documents for this (PR #188).
+_resolution_module._OPTIMISTIC_BACKJUMPING_RATIO = 0.0
 
 
 def root_requirements(union: Union, target: Target) -> list[Req]:
@@ -50,7 +61,10 @@ def resolve_union(
     max_rounds: int = MAX_ROUNDS,
     builder: Builder | None = None,
 ) -> Resolution:
-    """Pins for the union on ``target``. Raises Conflict, TooComplex or IndexFailure.
+    """Pins for the union on ``target``. Raises MissingProjects, Conflict, TooComplex or IndexFailure.
+
+    Root requirements on projects that no source has are found before resolvelib runs (their
+    pages are all needed first anyway) and raised together as :class:`MissingProjects`.
 
     ``builder`` builds sdists that ``policy.allow_builds`` names when their metadata is only
     known by building (None: such an sdist is a failure naming it); the resolver itself never
@@ -87,9 +101,12 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:
+        if missing := missing_roots(roots, provider):
+            raise _missing(missing, roots, provider, candidate)
         result = resolver.resolve(roots, max_rounds=max_rounds)
     except ResolutionImpossible as exc:
-        raise explain(exc.causes, provider, candidate) from None
+        conflict = explain_dead_roots(roots, provider, candidate) or explain(exc.causes, provider, candidate)
+        raise _verdict(conflict, roots, provider) from None
     except ResolutionTooDeep:
         raise TooComplex(max_rounds) from None
     finally:
@@ -97,6 +114,27 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     resolution = _to_resolution(result)
     resolution = _with_unverified_metadata(resolution, provider)
     return replace(resolution, warnings=_missing_extras(result, provider))
+
+
+def _verdict(conflict: Conflict, roots: list[Req], provider: Provider) -> PmError:
+    """A conflict whose every finding ends in missing projects is told as :class:`MissingProjects`."""
+    findings = as_missing(conflict)
+    return conflict if findings is None else _missing(findings, roots, provider, conflict.candidate)
+
+
+def _missing(findings: list[Finding], roots: list[Req], provider: Provider, candidate: str | None) -> MissingProjects:
+    """The failure for these findings, with a near-match drawn from names known in this run for
+    each project a root requirement names (a transitive one is named in a published package's
+    metadata: no spelling of the user's to check)."""
+    names = [n for f in findings if f.dead_end is None and all(c.via is None for c in f.causes)
+             for n in missing_names(f)]
+    found = {}
+    if names:  # the sources' own lists are read only when there is a name to suggest for
+        known = [r.name for r in roots] + [k.split("[")[0] for k in provider.identifiers()]
+        known += known_projects(provider.source)
+        missing = {n for f in findings for n in missing_names(f)}
+        found = suggestions(names, [k for k in known if k not in missing])
+    return MissingProjects(findings, searched(provider.source), found, candidate)
 
 
 def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Resolution:

@@ -8,15 +8,20 @@ their package; other requirements that led there are told once per message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .deadends import DeadEnd, Needs, Unusable
     from .explain import Conflict, Finding
+    from .missing import MissingProjects
 
 #: Finding kinds, in the order they are told.
 KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "yanked", "excluded-newer",
          "conflict")
 _MAX_VERSIONS = 5  # versions named per group before "and N more"
+_ELSEWHERE = {"seen": " (see above)", "cut": " (and so on)"}  # chain links not told again
+_MAX_BRANCHES = 3  # dead requirements told per project; the other versions are only counted
 
 
 def format_conflict(conflict: Conflict) -> str:
@@ -35,22 +40,29 @@ def format_conflict(conflict: Conflict) -> str:
 
 
 def describe_problem(finding: Finding) -> str:
-    """The "but …" part of a finding: why no version of its package can be used."""
-    name = finding.package
-    if finding.kind == "missing":
+    """The "but …" part of a finding: why no version of its package (or, for a chain, of the
+    projects at its ends) can be used."""
+    if finding.dead_end is not None:
+        return "; ".join(dict.fromkeys(_leaf_tail(finding, leaf).removeprefix("; but ")
+                                       for leaf in finding.dead_end.leaves()))
+    return _problem(finding.kind, finding.package, finding.versions, finding)
+
+
+def _problem(kind: str, name: str, versions: tuple[Unusable, ...], finding: Finding) -> str:
+    """Why no version of ``name`` can be used (the target's facts come from ``finding``)."""
+    if kind == "missing":
         return f"no package named {name!r} exists on the configured indexes"
     if name == "python":
         return f"the target Python is {finding.python}"
     groups: dict[tuple[str, str], list[str]] = {}
-    for item in sorted(finding.versions, key=lambda u: KINDS.index(u.kind)):
+    for item in sorted(versions, key=lambda u: KINDS.index(u.kind)):
         groups.setdefault((item.kind, item.fact), []).append(item.version)
-    return ", and ".join(_unusable_text(finding, kind, fact, versions) for (kind, fact), versions in groups.items())
+    return ", and ".join(_unusable_text(finding, name, kind, fact, found) for (kind, fact), found in groups.items())
 
 
-def _unusable_text(finding: Finding, kind: str, fact: str, versions: list[str]) -> str:
-    shown = ", ".join(versions[:_MAX_VERSIONS]) + (f" (and {len(versions) - _MAX_VERSIONS} more)"
-                                                  if len(versions) > _MAX_VERSIONS else "")
-    name, many = finding.package, len(versions) > 1
+def _unusable_text(finding: Finding, name: str, kind: str, fact: str, versions: list[str]) -> str:
+    shown = _shown(versions)
+    many = len(versions) > 1
     if kind == "requires-python":
         return f"{name} {shown} {'require' if many else 'requires'} Python {fact} (the target Python is {finding.python})"
     if kind == "no-compatible-file":
@@ -68,20 +80,34 @@ def _unusable_text(finding: Finding, kind: str, fact: str, versions: list[str]) 
     return f"{name} {shown} {'were' if many else 'was'} uploaded after the pm.exclude_newer cutoff ({fact})"
 
 
+def _shown(versions: list[str]) -> str:
+    return ", ".join(versions[:_MAX_VERSIONS]) + (f" (and {len(versions) - _MAX_VERSIONS} more)"
+                                                 if len(versions) > _MAX_VERSIONS else "")
+
+
 def _finding_text(finding: Finding, told: set[str]) -> str:
     head = "; ".join(_statements(finding))
-    if finding.kind != "conflict":
+    if finding.dead_end is not None:
+        missing = _once(lambda leaf: f"; but {_problem('missing', leaf.package, (), finding)}",
+                        lambda leaf: f"; but {leaf.package!r} does not exist either")
+        text = "; ".join([head, *_chain(finding, finding.dead_end, missing)]) + "."
+    elif finding.kind != "conflict":
         text = f"{head}; but {finding.detail}."
     elif len({c.requirement for c in finding.causes}) == 1:
         shown = ", ".join(finding.available[:_MAX_VERSIONS]) + (", …" if len(finding.available) > _MAX_VERSIONS else "")
         text = f"{head}; no version of {finding.package} satisfies it" + (f" (available: {shown})." if shown else ".")
     else:
         text = f"{head}; no version of {finding.package} satisfies all of these."
+    return text + _involved(finding, told)
+
+
+def _involved(finding: Finding, told: set[str]) -> str:
+    """" Other requirements involved: …." for the context not told yet in this message."""
     tried = {c.via_package for c in finding.causes if c.via_package}
     extra = [s for s in dict.fromkeys(c.describe() for c in finding.context
                                       if c.via is not None or c.package not in tried) if s not in told]
     told.update(extra)
-    return text + (f" Other requirements involved: {'; '.join(extra)}." if extra else "")
+    return f" Other requirements involved: {'; '.join(extra)}." if extra else ""
 
 
 def _statements(finding: Finding) -> list[str]:
@@ -115,3 +141,88 @@ def _tried(versions: dict[str, dict[str, None]], asked: list[str]) -> str:
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+# -- dead ends: chains down to the project that cannot be used ------------------------------------
+
+def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) -> list[str]:
+    """One statement per link of ``end``'s chain, depth first: "every version of a (30 versions,
+    1.0 to 30.0) requires b"; a leaf ends its statement with why (``missing`` tells a missing one)."""
+    out = []
+    fresh = [n for n in end.needs if n.dead.kind != "seen"] or list(end.needs[:1])
+    if rest := [v for n in fresh[_MAX_BRANCHES:] for v in n.versions]:
+        fresh = fresh[:_MAX_BRANCHES]
+    for needs in fresh:  # a dead requirement told elsewhere is not told again, unless it is the only one
+        text = f"{_which(end, needs)} {needs.dead.requirement}"
+        dead = needs.dead
+        if dead.is_leaf:
+            out.append(text + (missing(dead) if dead.kind == "missing" else _leaf_tail(finding, dead)))
+        elif dead.kind in _ELSEWHERE:
+            out.append(text + _ELSEWHERE[dead.kind])
+        else:
+            out += [text, *_chain(finding, dead, missing)]
+    if rest:
+        out.append(f"{end.package} {_shown(rest)} require other requirements that cannot be satisfied either")
+    return out
+
+
+def _once(first: Callable[[DeadEnd], str], again: Callable[[DeadEnd], str]) -> Callable[[DeadEnd], str]:
+    """``first`` for a missing project's first mention in a message, ``again`` after."""
+    told: set[str] = set()
+
+    def tell(leaf: DeadEnd) -> str:
+        name = leaf.package.split("[")[0]
+        text = again(leaf) if name in told else first(leaf)
+        told.add(name)
+        return text
+    return tell
+
+
+def _which(end: DeadEnd, needs: Needs) -> str:
+    """The subject and verb: "a 3.0 requires", "every version of a (…) requires", "a 2.0, 1.0 require"."""
+    versions = list(needs.versions)
+    if len(versions) == 1:
+        return f"{end.package} {versions[0]} requires"
+    if len(versions) == end.total:
+        fits = " that fits" if end.requirement != end.package else ""
+        return f"every version of {end.package}{fits} ({len(versions)} versions, {versions[-1]} to {versions[0]}) requires"
+    return f"{end.package} {_shown(versions)} require"
+
+
+def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
+    if leaf.kind == "conflict":
+        return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
+    return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"
+
+
+# -- missing projects -------------------------------------------------------------------------------
+
+def format_missing(error: MissingProjects) -> str:
+    """Every missing project, each after whoever requires it, where pm searched, and a "did you mean"."""
+    where = _where(error.searched)
+    parts, told = [], set[str]()
+    for finding in error.findings:
+        names = [finding.package] if finding.dead_end is None else [leaf.package for leaf in finding.dead_end.leaves()]
+        if finding.dead_end is not None:
+            head = "; ".join(_statements(finding))
+            tail = _once(lambda _: f", which {where}", lambda _: ", which is not there either")
+            text = "; ".join([head, *_chain(finding, finding.dead_end, tail)])
+        elif all(c.via is None for c in finding.causes):
+            text = _and([f"{'core' if c.origin.is_core else c.origin} requires {c.requirement!r}"
+                         for c in finding.causes]) + f", which {where}"
+        else:
+            text = "; ".join(_statements(finding)) + f", which {where}"
+        hints = [f"{error.suggestions[n]!r}" + (f" (for {n!r})" if len(names) > 1 else "")
+                 for n in dict.fromkeys(names) if error.suggestions.get(n)]
+        parts.append(text + (f"; did you mean {' or '.join(hints)}?" if hints else ".") + _involved(finding, told))
+    return " ".join(parts)
+
+
+def _where(searched: tuple[str, ...]) -> str:
+    """The "which … does not have" part, naming every index URL and find-links folder searched."""
+    if not searched:
+        return "no source has (neither an index nor a find-links folder is configured)"
+    if len(searched) == 1:
+        noun = "the index" if "://" in searched[0] else "the find-links folder"
+        return f"{noun} does not have (searched {searched[0]})"
+    return f"none of the configured sources has (searched {', '.join(searched)})"

@@ -116,11 +116,13 @@ def test_setup_of_a_provider_whose_admission_is_refused(
     before = (home / "config.yaml").read_bytes()
     assert main(["setup", "jsonl_journal"]) == 4
     err = capsys.readouterr().err
-    assert "plugin 'jsonl_journal' (" in err and "requires PyYAML>=6; but no package named 'pyyaml' exists" in err
+    assert "plugin 'jsonl_journal' (" in err and "requires 'PyYAML>=6', which the index does not have" in err
     assert (home / "config.yaml").read_bytes() == before
     assert not (home / "memory").exists()
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
-    assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("admit", "conflict", "jsonl_journal")
+    # a missing project is a failure about the declaration, not a conflict (issue 11)
+    assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("admit", "failed", "jsonl_journal")
+    assert receipt["failure"]["kind"] == "missing-project" and receipt["failure"]["plugins"] == ["jsonl_journal"]
 
 
 def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -160,6 +160,20 @@ def check_conflict(scenario: Scenario, receipt: dict[str, Any]) -> None:
                                f"{message}")
 
 
+def check_missing(scenario: Scenario, receipt: dict[str, Any]) -> None:
+    """No resolution because a required project does not exist: told as a missing project (a
+    failure about a declaration, exit 1), never as a conflict."""
+    failure = receipt["failure"]
+    if scenario.satisfiable:
+        raise ScenarioMismatch(f"expected a resolution, got a missing project: {failure['message']}")
+    assert failure["plugins"] == [PLUGIN], failure
+    assert receipt["conflict"] is None and receipt["outcome"] == "failed", receipt
+    message = failure["message"]
+    unnamed = [n for n in scenario.explained_names() if not _names(message, scenario.prefixed(n))]
+    if unnamed:
+        raise ScenarioMismatch(f"the explanation names {unnamed}, the message does not: {message}")
+
+
 def _names(text: str, name: str) -> bool:
     """Whether ``text`` names project ``name`` (alone, or followed by extras or a version)."""
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text.lower()) is not None
@@ -186,13 +200,16 @@ def test_scenario(
     core, lock = empty_core
     code, receipt = run_resolve(["--home", str(home), "--index-url", packse_index.url,
                                  "--core", str(core), "--core-lock", str(lock)], capsys)
-    assert code in (0, 3), f"exit {code}: {receipt.get('failure')}"
+    failure = receipt.get("failure") or {}
+    assert code in (0, 3) or failure.get("kind") == "missing-project", f"exit {code}: {failure}"
     statuses = {p["name"]: p["status"] for p in receipt["inputs"]["plugins"]}
     assert statuses == {PLUGIN: "member"}, statuses
     if code == 0:
         check_resolution(scenario, receipt)
-    else:
+    elif code == 3:
         check_conflict(scenario, receipt)
+    else:
+        check_missing(scenario, receipt)
 
 
 #: Scenarios whose expectation needs a build, run both ways: wheels only, then as the hint says.

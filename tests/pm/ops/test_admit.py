@@ -164,3 +164,40 @@ def test_enable_and_disable_keep_a_crlf_config_crlf(env):
     assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - c\r\n    - a\r\n"
     assert main(["plugins", "disable", "c", "--home", str(home)]) == 0
     assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - a\r\n"
+
+
+def test_enabling_a_plugin_that_requires_a_missing_project_is_refused_as_a_failure(env, capsys):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    config = (home / "config.yaml").read_bytes()
+    selected = generations.read_state(home)["selected"]
+    plugin(home / "plugins", "typo", ["sharedlibb>=1"], marker=env / "TYPO-IMPORTED")
+
+    assert main(["plugins", "enable", "typo", "--home", str(home)]) == 1
+
+    assert (home / "config.yaml").read_bytes() == config
+    assert generations.read_state(home)["selected"] == selected
+    assert not (env / "TYPO-IMPORTED").exists()
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"], receipt["exit_code"], receipt["conflict"]) == ("admit", "failed", 1, None)
+    failure = receipt["failure"]
+    assert (failure["kind"], failure["plugins"]) == ("missing-project", ["typo"])
+    assert [(p["name"], p["suggestion"]) for p in failure["projects"]] == [("sharedlibb", "sharedlib")]
+    assert [s["command"] for s in receipt["next_steps"]] == [
+        f"hermes pm scan --home {home}", f"hermes plugins enable typo --home {home}"]
+    assert "cannot live with" not in capsys.readouterr().err
+
+
+def test_a_sync_whose_union_names_a_missing_project_keeps_the_selected_generation(env):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    selected = generations.read_state(home)["selected"]
+    plugin(home / "plugins", "a", ["sharedlibb"])
+
+    assert main(["pm", "sync", "--home", str(home)]) == 1
+
+    assert generations.read_state(home)["selected"] == selected
+    receipt = latest(home)
+    assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("sync", "failed", "missing-project")
+    assert [s["command"] for s in receipt["next_steps"]] == [
+        f"hermes pm scan --home {home}", f"hermes pm sync --home {home}", f"hermes plugins disable a --home {home}"]

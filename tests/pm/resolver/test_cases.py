@@ -2,8 +2,9 @@
 
 ``index.json`` is one index (name -> version -> requirements or details, in the format of
 :func:`pm.testing.build_packages`); each ``cases/*.json`` says what plugins request and either the
-exact pins (``resolved``) or the expected ``conflict`` (plugins to blame, packages, kind, and
-optionally the whole message), with a ``note`` saying why.
+exact pins (``resolved``), the expected ``conflict`` (plugins to blame, packages, kind, and
+optionally the whole message), or the ``missing`` projects (a failure, exit 1: projects, plugins,
+suggestions, and optionally the whole message), with a ``note`` saying why.
 """
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ def test_case(case_file, index, tmp_path, capsys, monkeypatch):
         pins = {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
         assert pins == case["resolved"], case["note"]
         return
+    files = {name: home / "plugins" / name / "plugin.yaml" for name in case["plugins"]}
+    if "missing" in case:
+        assert_missing(case["missing"], code, receipt, files | {"index": index.url})
+        return
     expected = case["conflict"]
     assert code == 3, receipt.get("failure") or receipt.get("resolution")
     conflict = receipt["conflict"]
@@ -71,6 +76,19 @@ def test_case(case_file, index, tmp_path, capsys, monkeypatch):
     assert [f["package"] for f in conflict["findings"]] == expected["packages"], conflict["message"]
     assert conflict["findings"][0]["kind"] == expected["kind"], conflict["message"]
     if "message" in expected:
-        files = {name: home / "plugins" / name / "plugin.yaml" for name in case["plugins"]}
         assert conflict["message"] == expected["message"].format(**files)
     assert receipt["next_steps"], "a refused resolution always says what to run next"
+
+
+def assert_missing(expected: dict, code: int, receipt: dict, names: dict) -> None:
+    """A missing project is a failure about a declaration: exit 1, outcome failed, no conflict."""
+    assert code == 1, receipt.get("conflict") or receipt.get("resolution")
+    assert receipt["outcome"] == "failed" and receipt["conflict"] is None
+    failure = receipt["failure"]
+    assert failure["kind"] == "missing-project", failure
+    assert [p["name"] for p in failure["projects"]] == expected["projects"], failure["message"]
+    assert failure["plugins"] == expected["plugins"], failure["message"]
+    assert {p["name"]: p["suggestion"] for p in failure["projects"] if p["suggestion"]} == expected.get("suggestions", {})
+    if "message" in expected:
+        assert failure["message"] == expected["message"].format(**names)
+    assert receipt["next_steps"], "a failed resolution always says what to run next"

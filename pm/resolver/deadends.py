@@ -1,0 +1,197 @@
+"""Why a requirement can never be satisfied, as data: versions that cannot be used, and chains.
+
+:class:`Unusable` is one version that exists but cannot be used on the target (and why).
+:class:`DeadEnd` is the proof behind a dead requirement (see :mod:`.learning`): either a leaf —
+no version of the project can be used at all (missing, no compatible file, Requires-Python…) —
+or, per group of the versions that could satisfy it, the dead requirement those versions state,
+so a message can follow the chain down to the project at its end: *plugin 'p' requires a; every
+version of a requires b; b requires c, which has no wheel for this interpreter*. Built only from
+what the resolution already fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from ..index.base import FileLink
+from .learning import req_key
+from .model import PYTHON, Req
+from .provider import PROBLEMS
+
+if TYPE_CHECKING:
+    from .provider import Provider
+
+_MAX_DEPTH = 12  # links of a chain followed before it is cut short
+_MAX_NODES = 500  # dead requirements expanded per proof (the message tells only some)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """One version that exists but cannot be used, and why (a kind of :data:`~.wording.KINDS`).
+
+    ``fact`` is the kind's datum: the Requires-Python specifier, the wheels' tags, the yank
+    reason, or the exclude-newer cutoff; ``""`` when there is none.
+    """
+
+    version: str
+    kind: str
+    fact: str = ""
+
+
+@dataclass(frozen=True)
+class Needs:
+    """Versions of a project (newest first) that each state the dead requirement ``dead``."""
+
+    versions: tuple[str, ...]
+    dead: DeadEnd
+
+
+@dataclass(frozen=True)
+class DeadEnd:
+    """The proof that requirement ``requirement`` (on ``package``) can never be satisfied.
+
+    A leaf has a :data:`~.wording.KINDS` kind: ``missing`` (no files at all), ``conflict`` (no
+    version satisfies the specifier; ``available`` lists those that exist), or the kind of its
+    unusable ``versions``. Otherwise ``kind`` is ``"needs"``: every version that could satisfy it
+    (``total`` of them) states a dead requirement, grouped in ``needs``; or ``"seen"`` (its proof
+    is told elsewhere in the same tree) or ``"cut"`` (not followed further, to stay short).
+    """
+
+    requirement: str
+    package: str
+    kind: str
+    versions: tuple[Unusable, ...] = ()
+    available: tuple[str, ...] = ()
+    needs: tuple[Needs, ...] = ()
+    total: int = 0
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind not in ("needs", "seen", "cut")
+
+    @property
+    def complete(self) -> bool:
+        """Whether every branch was followed to its end (nothing ``"cut"``)."""
+        return self.kind != "cut" and all(n.dead.complete for n in self.needs)
+
+    def edges(self) -> Iterator[tuple[DeadEnd, Needs]]:
+        """Every (project, versions needing a dead requirement) link of the proof, depth first."""
+        for needs in self.needs:
+            yield self, needs
+            yield from needs.dead.edges()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requirement": self.requirement, "package": self.package, "kind": self.kind,
+                "versions": [{"version": u.version, "kind": u.kind, "fact": u.fact} for u in self.versions],
+                "available": list(self.available),
+                "needs": [{"versions": list(n.versions), "dead": n.dead.to_json()} for n in self.needs]}
+
+    def leaves(self) -> Iterator[DeadEnd]:
+        """Every leaf of the proof, depth first (a leaf yields itself)."""
+        if self.is_leaf:
+            yield self
+        for needs in self.needs:
+            yield from needs.dead.leaves()
+
+
+def dead_end(req: Req, provider: Provider) -> DeadEnd:
+    """The proof for a requirement that :class:`~.learning.Learning` holds dead."""
+    return _Proof(provider).of(req, 0)
+
+
+def met_dead_end(reqs: list[Req], provider: Provider) -> DeadEnd | None:
+    """The proof when ``reqs`` (on one project) are each satisfiable but every version the
+    resolver could offer for them all states a dead requirement; None when there is no such
+    version, or one of them is not known to be dead (then it is a plain conflict)."""
+    learning, first = provider.learning, reqs[0]
+    versions = [v for v, _ in provider.best_files(first.name, reqs)]
+    cause = [(v, killer) for v in versions if (killer := learning.killer(first.name, v, first.extras)) is not None]
+    if not versions or len(cause) < len(versions):
+        return None
+    text = " and ".join(dict.fromkeys(r.text for r in reqs))
+    return DeadEnd(text, first.key, "needs", needs=_Proof(provider).needs(tuple(cause), 0), total=len(cause))
+
+
+class _Proof:
+    """Builds one proof: each dead requirement expanded once ("seen" after), at most
+    ``_MAX_NODES`` expansions and ``_MAX_DEPTH`` levels ("cut" beyond), so a message stays short
+    however the versions branch."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.seen: set[object] = set()
+        self.budget = _MAX_NODES
+
+    def of(self, req: Req, depth: int) -> DeadEnd:
+        if req.name == PYTHON:
+            return DeadEnd(req.text, "python", "requires-python", (Unusable("", "requires-python", str(req.specifier)),))
+        key = _group_key(req)
+        if key in self.seen:
+            return DeadEnd(req.text, req.key, "seen")
+        self.seen.add(key)
+        cause = self.provider.learning.cause(req)
+        if not cause:
+            return leaf(req, self.provider)
+        if depth >= _MAX_DEPTH or self.budget <= 0:
+            return DeadEnd(req.text, req.key, "cut")
+        self.budget -= 1
+        return DeadEnd(req.text, req.key, "needs", needs=self.needs(cause, depth), total=len(cause))
+
+    def needs(self, cause: tuple[tuple[Version, Req], ...], depth: int) -> tuple[Needs, ...]:
+        """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""
+        groups: dict[object, tuple[Req, list[str]]] = {}
+        for version, killer in cause:
+            groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
+        return tuple(Needs(tuple(versions), self.of(killer, depth + 1)) for killer, versions in groups.values())
+
+
+def _group_key(req: Req) -> object:
+    return ("python", str(req.specifier)) if req.name == PYTHON else req_key(req)
+
+
+def leaf(req: Req, provider: Provider) -> DeadEnd:
+    """No version of the project can satisfy ``req`` on the target: say which kind of problem."""
+    links = list(provider.project(req.name).all_files())
+    if not links:
+        return DeadEnd(req.text, req.key, "missing")
+    matching = [link for link in links if req.specifier.contains(link.version, prereleases=True)]
+    versions = unusable(matching, [req], provider)
+    if not versions:
+        available = tuple(str(v) for v in sorted({link.version for link in links}, reverse=True))
+        return DeadEnd(req.text, req.key, "conflict", available=available)
+    from .wording import KINDS
+
+    return DeadEnd(req.text, req.key, min((u.kind for u in versions), key=KINDS.index), versions)
+
+
+def unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
+    """Each matching version with the reason it cannot be used; ``()`` when one can be."""
+    pinned = any(r.is_exact_pin for r in reqs)
+    by_version: dict[Version, list[FileLink]] = {}
+    for link in links:
+        by_version.setdefault(link.version, []).append(link)
+    found = []
+    for version in sorted(by_version, reverse=True):
+        files = by_version[version]
+        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
+        if len(problems) < len(files):
+            return ()
+        kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))
+        found.append(Unusable(str(version), kind, _fact(kind, link, files, provider)))
+    return tuple(found)
+
+
+def _fact(kind: str, link: FileLink, files: list[FileLink], provider: Provider) -> str:
+    if kind == "requires-python":
+        return link.requires_python or ""
+    if kind == "no-compatible-file":
+        return ", ".join(sorted({str(t) for f in files for t in f.tags})[:6])
+    if kind == "yanked":
+        return link.yanked or ""
+    if kind == "excluded-newer" and provider.policy.exclude_newer is not None:
+        return provider.policy.exclude_newer.isoformat()
+    return ""

@@ -1,0 +1,165 @@
+"""Dead ends: requirements that no choice elsewhere can ever satisfy, learned as the resolver goes.
+
+A requirement (project, specifier, extras) is *dead* on a target when no usable version of its
+project satisfies it, or when every version that could satisfy it states a dead requirement
+itself (its Requires-Python, or a Requires-Dist whose marker holds on the target). Neither fact
+depends on what else is pinned, so a candidate stating a dead requirement can be skipped
+wherever it turns up. Without this, a plugin that needs ``a`` whose 30 versions each need ``b``
+whose 30 versions each need ``c``… whose last link is missing makes resolvelib retry every
+combination (30³ and more rounds) before it gives up; with it, each level is proved dead once.
+
+Sound by construction — never used to reject a set that has a solution:
+
+- "could satisfy" is a superset of what ``find_matches`` may ever offer: pre-releases count, and
+  yanked files count (an ``==`` pin elsewhere on the same project may make them usable);
+- a version counts as dead only once its dependencies are known from ``get_dependencies`` (its
+  metadata was read anyway, because the resolver tried it): nothing is fetched or built here;
+- only "dead" is remembered; "alive" is never concluded, so a cycle cannot prove anything.
+
+It costs a dictionary look-up per offered candidate while nothing is known to be dead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import NormalizedName
+from packaging.version import Version
+
+from .model import PYTHON, Candidate, Req
+
+if TYPE_CHECKING:
+    from .provider import Provider
+
+#: A requirement as context-free fact: (key with extras, specifier).
+ReqKey = tuple[str, SpecifierSet]
+#: One version of one project with the extras asked for.
+VersionKey = tuple[NormalizedName, Version, frozenset[NormalizedName]]
+
+
+def req_key(req: Req) -> ReqKey:
+    return (req.key, req.specifier)
+
+
+class Learning:
+    """What this resolution has proved dead, and why (for the explanation)."""
+
+    def __init__(self, provider: Provider) -> None:
+        self._provider = provider
+        self._dead: dict[ReqKey, Req] = {}
+        self._killed: dict[VersionKey, Req] = {}  # a version -> the dead requirement it states
+        self._deps: dict[VersionKey, tuple[Req, ...]] = {}
+        self._possible: dict[ReqKey, tuple[Version, ...]] = {}
+        self._tried: dict[NormalizedName, set[Version]] = {}  # versions whose dependencies are known
+
+    # -- hooks called by the provider ---------------------------------------------------------------
+
+    def saw(self, candidate: Candidate, deps: Sequence[Req]) -> None:
+        """``get_dependencies`` computed ``deps`` for ``candidate`` (markers already evaluated)."""
+        self._deps[(candidate.name, candidate.version, candidate.extras)] = tuple(deps)
+        self._tried.setdefault(candidate.name, set()).add(candidate.version)
+
+    def alive(self, reqs: Sequence[Req], found: list[Candidate]) -> list[Candidate]:
+        """``found`` without the candidates that state a dead requirement; when none is left,
+        the requirements among ``reqs`` that are dead on their own are remembered as such."""
+        if not reqs or reqs[0].name == PYTHON:
+            return found
+        tried = self._tried.get(reqs[0].name)
+        if tried is None:
+            kept = found  # nothing known about this project's versions yet: the common, free case
+        else:
+            kept = [c for c in found if c.version not in tried or self.killer(c.name, c.version, c.extras) is None]
+        if not kept:
+            for req in reqs:
+                self.prove(req)
+        return kept
+
+    # -- facts ------------------------------------------------------------------------------------
+
+    def is_dead(self, req: Req) -> bool:
+        if req.name == PYTHON:
+            return not req.specifier.contains(self._provider.python_version, prereleases=True)
+        return req_key(req) in self._dead
+
+    def killer(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> Req | None:
+        """The dead requirement that ``name[extras] version`` states, None when none is known."""
+        key = (name, version, extras)
+        found = self._killed.get(key)
+        if found is None and extras:
+            found = self._killed.get((name, version, frozenset()))
+        if found is None:
+            deps = self._deps.get(key, ())
+            if extras:  # the version's own requirements come with every extra
+                deps = self._deps.get((name, version, frozenset()), ()) + deps
+            found = next((d for d in deps if self.is_dead(d)), None)
+            if found is not None:
+                self._killed[key] = found
+        return found
+
+    def prove(self, req: Req) -> bool:
+        """Whether ``req`` is dead, from what is known now (remembered when it is)."""
+        if req.name == PYTHON or self.is_dead(req):
+            return self.is_dead(req)
+        possible = self.possible(req)
+        if all(self.killer(req.name, version, req.extras) is not None for version in possible):
+            self._dead[req_key(req)] = req
+            return True
+        return False
+
+    def possible(self, req: Req) -> tuple[Version, ...]:
+        """Every version that could ever be offered for ``req``, newest first: those with a file
+        usable on the target when pinned (so yanked ones too), pre-releases included."""
+        key = req_key(req)
+        found = self._possible.get(key)
+        if found is None:
+            provider = self._provider
+            project = provider.project(req.name)
+            found = self._possible[key] = tuple(
+                v for v in project.versions if req.specifier.contains(v, prereleases=True)
+                and any(provider.file_problem(link, True) is None for link in project.files(v)))
+        return found
+
+    def dead_requirements(self, reqs: Iterable[Req]) -> list[Req]:
+        """Those of ``reqs`` that are proved dead (each tried once more with what is known now)."""
+        return [r for r in reqs if r.name != PYTHON and self.prove(r)]
+
+    def dead_roots(self, roots: Iterable[Req]) -> list[Req]:
+        """Those of ``roots`` proved dead once the dependencies already read are followed all the
+        way down (resolvelib may stop before every link was proved on the way). For a failed
+        resolution's explanation: one pass over what is known; fetches at most pages of projects
+        that tried versions require (the resolver usually has them already)."""
+        refuted: set[ReqKey] = set()
+        return [r for r in roots if r.name != PYTHON and self._prove_deep(r, frozenset(), refuted)]
+
+    def _prove_deep(self, req: Req, stack: frozenset[ReqKey], refuted: set[ReqKey]) -> bool:
+        """Whether ``req`` is dead, following known dependencies; a requirement on the ``stack``
+        counts as alive (so nothing is proved from a cycle), and ``refuted`` remembers failures."""
+        if self.is_dead(req):
+            return True
+        key = req_key(req)
+        if req.name == PYTHON or key in stack or key in refuted:
+            return False
+        for version in self.possible(req):
+            if self.killer(req.name, version, req.extras) is None and not self._kill_deep(req, version, stack | {key}, refuted):
+                refuted.add(key)
+                return False
+        self._dead[key] = req
+        return True
+
+    def _kill_deep(self, req: Req, version: Version, stack: frozenset[ReqKey], refuted: set[ReqKey]) -> bool:
+        base = self._deps.get((req.name, version, frozenset()))
+        deps = (base or ()) + (self._deps.get((req.name, version, req.extras), ()) if req.extras else ())
+        if base is None and not req.extras:
+            return False  # never tried: its dependencies are unknown
+        dead = next((d for d in deps if self._prove_deep(d, stack, refuted)), None)
+        if dead is not None:
+            self._killed[(req.name, version, req.extras)] = dead
+        return dead is not None
+
+    def cause(self, req: Req) -> tuple[tuple[Version, Req], ...]:
+        """For a dead ``req``: each version that could satisfy it, newest first, with the dead
+        requirement it states (``()`` when no usable version exists at all)."""
+        return tuple((v, killer) for v in self.possible(req)
+                     if (killer := self.killer(req.name, v, req.extras)) is not None)

@@ -1,0 +1,126 @@
+"""A missing project: a requirement on a project that no configured source has.
+
+It is a verdict about a declaration — a misspelt name, or a project that lives on another
+index — not a network failure and not a conflict between plugins: nobody else's requirement
+collides, so nobody else is named, core least of all. pm reports it as a failure (receipt
+outcome ``failed``, exit 1, ``failure.kind = "missing-project"``), every missing name at once,
+each with who requires it (a root origin, or the package that states it and the chain from the
+plugin that pulled that in), where pm searched, and a near-match from the names this run knows.
+
+- Root requirements: their pages are fetched before resolvelib runs (it needs every one of
+  them at once anyway); :func:`missing_roots` finds those with no files in any source.
+- Transitive ones matter only when the resolution fails because of them: :func:`as_missing`
+  turns a :class:`~.explain.Conflict` whose every finding ends in missing projects into
+  :class:`MissingProjects`; a failure that also has a real conflict stays a Conflict.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+
+from packaging.utils import NormalizedName, canonicalize_name
+
+from ..errors import EXIT_FAILURE, PmError
+from ..index.base import Source
+from .explain import Conflict, Finding, _causes
+from .model import Req
+from .provider import Provider
+from .wording import format_missing
+
+_CUTOFF = 0.75  # difflib ratio above which a known name is offered as "did you mean"
+
+
+class MissingProjects(PmError):
+    """Requirements on projects that no source has. ``findings`` are of kind ``missing`` (a
+    transitive one carries its chain as ``dead_end``); ``searched`` the index URLs and find-links
+    folders asked; ``suggestions`` a near-match per missing project, when one is known."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, findings: Sequence[Finding], searched: Sequence[str],
+                 suggestions: Mapping[str, str], candidate: str | None) -> None:
+        self.findings = tuple(findings)
+        self.searched = tuple(searched)
+        self.suggestions = dict(suggestions)
+        self.candidate = candidate
+        super().__init__(format_missing(self))
+
+    @property
+    def projects(self) -> tuple[str, ...]:
+        """The missing projects' names, in the order they are told."""
+        return tuple(dict.fromkeys(name for f in self.findings for name in missing_names(f)))
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        """The plugins whose declarations lead to a missing project (the candidate first)."""
+        names = [c.origin.plugin for f in self.findings for c in (*f.causes, *f.context) if c.origin.plugin]
+        if self.candidate is not None and self.candidate in names:
+            names.insert(0, self.candidate)
+        return tuple(dict.fromkeys(names))
+
+
+def missing_names(finding: Finding) -> list[str]:
+    """The missing projects a finding ends in (its own package when it has no chain)."""
+    if finding.dead_end is None:
+        return [finding.package.split("[")[0]] if finding.kind == "missing" else []
+    return [leaf.package.split("[")[0] for leaf in finding.dead_end.leaves() if leaf.kind == "missing"]
+
+
+def missing_roots(roots: Sequence[Req], provider: Provider) -> list[Finding]:
+    """One ``missing`` finding per project that root requirements name and no source has.
+
+    Blocks until those pages are fetched (start them with ``source.prefetch`` first).
+    """
+    by_name: dict[NormalizedName, list[Req]] = {}
+    for req in roots:
+        by_name.setdefault(req.name, []).append(req)
+    return [Finding("missing", name, tuple(_causes(reqs))) for name, reqs in by_name.items()
+            if not provider.project(name)]
+
+
+def as_missing(conflict: Conflict) -> list[Finding] | None:
+    """The findings when every one of them ends only in missing projects, else None."""
+    def only_missing(finding: Finding) -> bool:
+        if finding.dead_end is None:
+            return finding.kind == "missing"
+        kinds = [leaf.kind for leaf in finding.dead_end.leaves()]
+        return finding.dead_end.complete and bool(kinds) and all(kind == "missing" for kind in kinds)
+
+    findings = list(conflict.findings)
+    return findings if findings and all(only_missing(f) for f in findings) else None
+
+
+def searched(source: Source) -> list[str]:
+    """The labels (index URL, find-links folder) of the sources behind ``source``."""
+    parts = getattr(source, "sources", None)
+    return [label for s in (parts if parts is not None else (source,)) if (label := getattr(s, "label", ""))]
+
+
+def known_projects(source: Source) -> list[str]:
+    """Project names the sources list cheaply (``project_names()``, an optional capability): a
+    find-links folder's files, an index's ``/simple/`` list when it is small (never PyPI's)."""
+    parts = getattr(source, "sources", None)
+    names: list[str] = []
+    for part in parts if parts is not None else (source,):
+        listing = getattr(part, "project_names", None)
+        if callable(listing):
+            names += listing()
+    return names
+
+
+def suggestions(names: Iterable[str], known: Iterable[str]) -> dict[str, str]:
+    """A near-match for each missing name among ``known`` names (canonical, by difflib ratio).
+
+    ``known`` is what the caller collected in this run: the union's requirement names, the
+    projects whose pages were fetched, the find-links folders' projects, and an index's project
+    list when it is small (:func:`known_projects`). pm never downloads a large project list to
+    make a suggestion (PyPI's is tens of megabytes).
+    """
+    pool = sorted({canonicalize_name(n) for n in known})
+    found = {}
+    for name in names:
+        close = difflib.get_close_matches(name, [k for k in pool if k != name], n=1, cutoff=_CUTOFF)
+        if close:
+            found[name] = close[0]
+    return found
