@@ -204,6 +204,8 @@ class LocalIndex:
         self._cache: dict[tuple[Path, int, int], ServedFile | None] = {}
         self._log: list[tuple[str, str]] = []
         self._transfers: list[Transfer] = []
+        self._answering = 0  # answers begun and not yet counted in _transfers
+        self._answered = threading.Condition(self._lock)
         self._snapshot: dict[str, ServedFile] | None = None  # rescan=False: files read once
         self._pages: dict[tuple[str, str, bool], bytes] = {}  # rescan=False: rendered pages
         self._facts: dict[tuple[int, int, int, int], ServedFile] = {}  # by inode: hard links
@@ -279,8 +281,13 @@ class LocalIndex:
 
     @property
     def transfers(self) -> list[Transfer]:
-        """A copy of what was answered since the last :meth:`reset_log`, in completion order."""
-        with self._lock:
+        """A copy of what was answered since the last :meth:`reset_log`, in completion order.
+
+        Waits (up to 2 s) for answers being written to be counted: a client can have read a
+        whole answer a moment before the server thread records it.
+        """
+        with self._answered:
+            self._answered.wait_for(lambda: self._answering == 0, timeout=2.0)
             return list(self._transfers)
 
     def bytes_sent(self) -> dict[str, int]:
@@ -291,9 +298,15 @@ class LocalIndex:
             totals[transfer.kind] += transfer.body_bytes
         return totals
 
-    def _sent(self, transfer: Transfer) -> None:
+    def _answering_one(self) -> None:
         with self._lock:
+            self._answering += 1
+
+    def _sent(self, transfer: Transfer) -> None:
+        with self._answered:
             self._transfers.append(transfer)
+            self._answering -= 1
+            self._answered.notify_all()
 
     def _note(self, method: str, path: str) -> None:
         with self._lock:
@@ -461,6 +474,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, *, send_body: bool) -> None:
         written, self._status = self.wfile.written, 0  # type: ignore[attr-defined]
+        self.index._answering_one()
         try:
             self._route(send_body=send_body)
         finally:
@@ -556,8 +570,9 @@ class _CountingWriter:
         self.raw, self.written = raw, 0
 
     def write(self, data: bytes) -> int:
+        sent = int(self.raw.write(data))  # all of it, or an exception (the client hung up)
         self.written += len(data)
-        return int(self.raw.write(data))
+        return sent
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)

@@ -91,12 +91,14 @@ def build_wheel(
     provides_extra: Iterable[str] = (),
     tag: str = "py3-none-any",
     module: str | None = None,
+    extra_files: Mapping[str, bytes] | None = None,
 ) -> Path:
     """Write ``{escaped_name}-{version}-{tag}.whl`` into ``dest_dir`` and return its path.
 
     The wheel holds ``<module>/__init__.py`` (``__version__``) and a ``.dist-info`` with
-    METADATA, WHEEL (one ``Tag:`` line per tag of a compressed tag set) and RECORD. Same
-    arguments, same bytes.
+    METADATA, WHEEL (one ``Tag:`` line per tag of a compressed tag set) and RECORD, plus
+    ``extra_files`` (archive path -> bytes, stored uncompressed, listed in RECORD: padding that
+    gives a benchmark's wheel a realistic size). Same arguments, same bytes.
     """
     version = normalize_version(version)
     escaped = escape_name(name)
@@ -108,6 +110,7 @@ def build_wheel(
     wheel_meta.append(f"Root-Is-Purelib: {'true' if purelib else 'false'}")
     wheel_meta += [f"Tag: {t}" for t in tags]
     entries = {
+        **(extra_files or {}),
         f"{module}/__init__.py": _module_init(version),
         f"{dist_info}/METADATA": _metadata(
             name, version, requires_dist, requires_python, provides_extra
@@ -128,7 +131,8 @@ def build_wheel(
         for entry in ordered:
             info = zipfile.ZipInfo(entry, date_time=_ZIP_EPOCH)
             info.external_attr = 0o100644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
+            stored = extra_files is not None and entry in extra_files
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             archive.writestr(info, entries[entry])
     path.write_bytes(buffer.getvalue())
     return path
