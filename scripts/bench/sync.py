@@ -15,6 +15,8 @@ Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,20
    <= 1.5x. The build step alone: `python -m pm sync --from pylock.toml` (a frozen sync, no
    resolver; each run's file is exported, untimed, after the inputs change) against the same. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
    build into uv's time and pm's own.
+uv targets the real executable behind --python (a venv's symlink or a pyenv shim resolved), so
+its interpreter discovery is cheap; pm runs on --python itself (it needs pm's dependencies).
 This is a benchmark script, not a test: it prints figures and never fails on them.
 """
 
@@ -42,10 +44,10 @@ def noop_row(args, folder: Path, workload: workloads.Workload, url: str) -> list
         args.runs, lambda i: h.run(h.pm_argv(args.python, "check", layout, url), env)[0]
     )
     uv_cache = folder / "uv-cache"
-    h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())  # warm it
+    h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())  # warm it
     compile_ = h.median_of(
         args.runs,
-        lambda i: h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())[0],
+        lambda i: h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())[0],
     )
     return [
         workload.name,
@@ -175,7 +177,7 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
         def install(
             i: int, pins: Path = pins, cache: Path = cache, index: list[str] = index
         ) -> float:
-            return uv_install(args.python, folder / "venv", pins, cache, index)
+            return uv_install(args.target, folder / "venv", pins, cache, index)
 
         install(-1)  # warm the cache
         figures.append(h.median_of(args.runs, install))
