@@ -570,9 +570,14 @@ class _CountingWriter:
         self.raw, self.written = raw, 0
 
     def write(self, data: bytes) -> int:
-        sent = int(self.raw.write(data))  # all of it, or an exception (the client hung up)
-        self.written += len(data)
-        return sent
+        """Write in 64 KiB pieces, counting each one sent, so an answer the client stops
+        reading halfway (a streaming metadata reader) counts what went out before it hung up."""
+        view = memoryview(data)
+        for start in range(0, len(view), 65536):
+            piece = view[start : start + 65536]
+            self.raw.write(piece)  # all of it, or an exception
+            self.written += len(piece)
+        return len(view)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)

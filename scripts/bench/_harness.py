@@ -33,14 +33,19 @@ UV = str(find_uv_bin())
 
 
 def arguments(
-    description: str, more: Callable[[argparse.ArgumentParser], None] | None = None
+    description: str,
+    more: Callable[[argparse.ArgumentParser], None] | None = None,
+    *,
+    runs: int = 5,
+    local: bool = True,
 ) -> argparse.Namespace:
-    """Parse the common options (and ``more``); ``args.target`` is the real interpreter."""
+    """Parse the common options (and ``more``; ``local``: the local-index ones, --sizes and
+    --raw-index); ``args.target`` is the real interpreter."""
     parser = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--runs", type=int, default=5, help="timed runs per figure (median; default 5)"
+        "--runs", type=int, default=runs, help=f"timed runs per figure (median; default {runs})"
     )
     parser.add_argument(
         "--python",
@@ -48,17 +53,20 @@ def arguments(
         help="interpreter that runs `python -m pm` (it needs pm's dependencies; default: this "
         "one); both tools target its real executable (symlinks and shims resolved)",
     )
-    parser.add_argument("--sizes", default="10,50,200", help="plugin counts (default 10,50,200)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder and print it")
-    parser.add_argument(
-        "--raw-index",
-        action="store_true",
-        help="serve with LocalIndex's stock socket settings (see tune_local_index)",
-    )
+    if local:
+        parser.add_argument(
+            "--sizes", default="10,50,200", help="plugin counts (default 10,50,200)"
+        )
+        parser.add_argument(
+            "--raw-index",
+            action="store_true",
+            help="serve with LocalIndex's stock socket settings (see tune_local_index)",
+        )
     if more is not None:
         more(parser)
     args = parser.parse_args()
-    if not args.raw_index:
+    if local and not args.raw_index:
         tune_local_index()
     args.target = real_python(args.python)
     return args
