@@ -26,9 +26,12 @@ pins included; wheels only, as pm resolves), with an empty cache per run (cold) 
 (warm). REAL is the bench interpreter's real executable, so neither tool pays for a shim.
 pm's bytecode is cached (PYTHONPYCACHEPREFIX) and warmed by an untimed first run. Reported:
 medians, ratios to uv, pm's second identical resolve (a result-cache hit, once pm has one),
-body bytes the index sent in a cold run (pages; metadata = .metadata files plus wheel bytes, whole
-or ranges; how many wheels went whole), pm's peak RSS, and whether both pin the same versions.
-Then the targets of issue 11, each ok or MISS. The machine is shared: figures are noisy.
+body bytes the index sent in a cold run (pages; metadata = .metadata files plus wheel bytes,
+whole or ranges; how many wheel GETs were answered whole / by range), peak RSS of each tool's
+process, and whether both pin the same versions. Then the targets of issue 11, each ok or MISS
+(or n/a: "no wheel fetched whole while ranges work" needs an index that answers ranges with
+206, which LocalIndex does once its `_file` serves Range). The machine is shared: figures are
+noisy.
 This is a benchmark script, not a test: it prints figures and never fails on them.
 """
 
@@ -59,7 +62,9 @@ class Sample:
     seconds: float
     peak_rss: int
     sent: dict[str, int]
-    whole_wheels: int
+    whole_wheels: int  # GETs of a file answered 200: the whole wheel
+    ranged: int = 0  # answers 206: the server honoured a Range
+    requests: int = 0  # every request answered (304s included)
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,11 @@ def sample(index: LocalIndex | None, argv: list[str], env: dict[str, str]) -> Sa
         return Sample(done.seconds, done.peak_rss, dict.fromkeys(KINDS, 0), 0)
     index.reset_log()
     done = h.run_measured(argv, env)
-    whole = sum(1 for t in index.transfers
-                if t.kind == "files" and t.method == "GET" and t.status == 200)
-    return Sample(done.seconds, done.peak_rss, index.bytes_sent(), whole)
+    files = [t for t in index.transfers if t.kind == "files" and t.method == "GET"]
+    whole = sum(1 for t in files if t.status == 200)
+    ranged = sum(1 for t in files if t.status == 206)
+    return Sample(done.seconds, done.peak_rss, index.bytes_sent(), whole, ranged,
+                  len(index.transfers))
 
 
 class Tools:
@@ -227,6 +234,12 @@ def times_table(results: list[Result]) -> None:
                    "uv warm", "warm/uv", "pm 2nd run", "pm vs uv"], rows)
 
 
+def _files(figures: Figures) -> str:
+    """Wheel GETs of a cold run (median): answered whole (200) / by range (206)."""
+    whole = statistics.median(s.whole_wheels for s in figures.cold)
+    return f"{whole:g}/{statistics.median(s.ranged for s in figures.cold):g}"
+
+
 def bytes_table(results: list[Result]) -> None:
     rows = []
     for r in results:
@@ -234,17 +247,20 @@ def bytes_table(results: list[Result]) -> None:
         rows.append([
             r.workload, r.mode,
             h.size(r.pm.bytes("pages")), h.size(r.pm.bytes("metadata")), h.size(r.pm.bytes("files")),
-            f"{statistics.median(s.whole_wheels for s in r.pm.cold):g}",
+            _files(r.pm),
             h.size(r.uv.bytes("pages")), h.size(r.uv.bytes("metadata")), h.size(r.uv.bytes("files")),
-            f"{statistics.median(s.whole_wheels for s in r.uv.cold):g}",
+            _files(r.uv),
             f"{ratio:.2f}x",
             h.size(statistics.median(s.sent["pages"] for s in r.pm.warm)),
             h.size(statistics.median(s.sent["pages"] for s in r.uv.warm)),
+            f"{statistics.median(s.requests for s in r.pm.warm):g}/"
+            f"{statistics.median(s.requests for s in r.uv.warm):g}",
             h.size(r.pm.peak()), h.size(r.uv.peak()),
         ])
-    h.print_table(["workload", "mode", "pm pages", "pm .metadata", "pm wheels", "whole",
-                   "uv pages", "uv .metadata", "uv wheels", "whole", "meta pm/uv",
-                   "pm warm pages", "uv warm pages", "pm peak RSS", "uv peak RSS"], rows)
+    h.print_table(["workload", "mode", "pm pages", "pm .metadata", "pm wheels", "whole/206",
+                   "uv pages", "uv .metadata", "uv wheels", "whole/206", "meta pm/uv",
+                   "pm warm pages", "uv warm pages", "warm reqs pm/uv", "pm peak RSS",
+                   "uv peak RSS"], rows)
 
 
 def check(label: str, value: float, target: float, unit: str = "x") -> str:
@@ -266,6 +282,13 @@ def targets(results: list[Result]) -> list[str]:
             if r.uv.meta_bytes():
                 lines.append(check(f"metadata bytes cold vs uv, {name}",
                                     r.pm.meta_bytes() / r.uv.meta_bytes(), 1.5))
+            if any(s.ranged for s in [*r.pm.cold, *r.uv.cold]):
+                whole = max(s.whole_wheels for s in r.pm.cold)
+                lines.append(check(f"wheels pm fetched whole while ranges work, {name}",
+                                   whole, 0, "wheels"))
+            elif r.mode == "mirror":
+                lines.append(f"  n/a   wheels fetched whole while ranges work, {name}: "
+                             "this index answered no Range request with 206")
             lines.append(check(f"pm peak memory, {name}", r.pm.peak() / 1e6, 300, "MB"))
         if r.workload == "realistic":
             lines.append(check(f"small-page index, fresh cache, whole command, {name}",
