@@ -15,13 +15,15 @@ wheel of its own, built by :func:`pm.testing.build_wheel` with that release's me
 whatever either tool pins, downloads or installs is right for any cp38..cp313 target. Every
 other file of a release (other platforms, PyPy, the sdist's name aside) is a hard link to the
 release's first real wheel: the same bytes and METADATA under another name, which no tool on this
-machine downloads. The real wheels of each heavy project's newest releases are padded (stored,
-incompressible bytes) to sizes like the real projects' (numcore 4 MB … jiterish 0.3 MB; older releases stay ~1 kB), so a
-client that downloads whole wheels for metadata pays what it would pay on PyPI for them.
+machine downloads. The real wheels of each heavy project's recent releases (the ones resolvers
+read here) are padded (stored, incompressible bytes) to sizes below the real projects' (numcore
+4 MB, cryptoish 3 MB, grpcish and tokenish 2.5 MB, corevalid 1.5 MB, jiterish 0.3 MB; older
+releases stay ~1 kB), so a client that downloads whole wheels for metadata pays for it.
 
 The tree is written once under ``<cache>/big-pages-s<seed>-<spec digest>/`` (``--tree-cache``,
 default ``$XDG_CACHE_HOME/hermes-pm-bench`` or ``~/.cache/hermes-pm-bench``) and reused while
-the seed and the spec are unchanged (about 20 s and 0.6 GB the first time).
+the seed and the spec are unchanged (about 20 s and 1.1 GB the first time; a tree of the same
+seed built from an older spec is removed then).
 
 The plugin set (5 plugins, like vector, embedding, hosted, database memory providers and an LLM
 client) and an exact-pinned core are built so that the answer is unique: every conflict is
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from packaging.version import Version
 from workloads import Workload
 
 from pm.testing import IndexFile, build_sdist, build_wheel, escape_name, normalize_version
@@ -113,16 +116,16 @@ def _abi3(floors: tuple[int, ...]) -> tuple[list[str], list[str]]:
 
 
 def binary(name: str, versions: list[str], requires: object = (), *, pypy: bool = False,
-           abi3: tuple[int, ...] = (), pad: int = 0, padded: int = 12) -> Project:
+           abi3: tuple[int, ...] = (), pad: int = 0, padded_from: str = "0") -> Project:
     """A compiled project: per release, CPython (or abi3) wheels on every platform, an sdist;
-    the newest ``padded`` releases' real wheels padded to ``pad`` bytes."""
+    the real wheels of releases from ``padded_from`` on padded to ``pad`` bytes."""
     project = Project(name)
     for i, version in enumerate(versions):
         era = i / max(1, len(versions) - 1)
         pythons = _window(era)
         real, linked = _abi3(abi3) if abi3 else _cpython(pythons, pypy)
         reqs = requires(version) if callable(requires) else list(requires)  # type: ignore[arg-type]
-        size = pad if i >= len(versions) - padded else 0
+        size = pad if Version(version) >= Version(padded_from) else 0
         requires_python = f">=3.{min(abi3) if abi3 else pythons[0]}"
         project.releases.append(Release(version, reqs, requires_python, real, linked, pad=size))
     return project
@@ -158,25 +161,25 @@ def projects(seed: int) -> list[Project]:
     grpc_versions = _series(rng, [(1, m) for m in range(30, 69)], (2, 4), rc=True)
     core_versions = _series(rng, [(2, m) for m in range(28)], (4, 6))
     out = [
-        binary("numcore", numcore_versions, pypy=True, pad=4 * MB),
-        binary("grpcish", grpc_versions, pad=int(2.5 * MB)),
+        binary("numcore", numcore_versions, pypy=True, pad=4 * MB, padded_from="1.26"),
+        binary("grpcish", grpc_versions, pad=int(2.5 * MB), padded_from="1.62"),
         binary("corevalid", core_versions, ["typing-ext>=4.6.0,!=4.7.0"], pypy=True,
-               pad=int(1.5 * MB)),
+               pad=int(1.5 * MB), padded_from="2.21"),
         binary("jiterish", _series(rng, [(0, m) for m in range(1, 9)], (2, 3)), pypy=True,
-               pad=MB // 3),
+               pad=MB // 3, padded_from="0.6"),
         binary("cryptoish", _series(rng, [(m, 0) for m in range(38, 45)], (2, 3)),
                ["cffish>=1.12; platform_python_implementation != 'PyPy'"], abi3=(7, 9),
-               pad=3 * MB),
+               pad=3 * MB, padded_from="43"),
         binary("tokenish", _series(rng, [(0, m) for m in range(13, 22)], (2, 3)),
-               ["hubish>=0.16.4,<1.0"], abi3=(9,), pad=int(2.5 * MB)),
+               ["hubish>=0.16.4,<1.0"], abi3=(9,), pad=int(2.5 * MB), padded_from="0.19"),
         binary("yamlish", ["5.4.1", "6.0", "6.0.1", "6.0.2"], pad=MB // 2),
         binary("cffish", ["1.15.1", "1.16.0", "1.17.0", "1.17.1"], ["pycparsish"], pad=MB // 2),
         _protobuf(rng),
     ]
-    # a grpcish release just below hostedmem's cap is yanked, like a broken upload
-    for release in out[1].releases:
-        if release.version == "1.66.1":
-            release.yanked = "broken aarch64 wheels"
+    # the newest grpcish below hostedmem's cap is yanked, like a broken upload: both tools must
+    # skip it and pin the release before
+    below_cap = [r for r in out[1].releases if r.version.startswith("1.66.")]
+    below_cap[-1].yanked = "broken aarch64 wheels"
     out += _pure_projects(rng, core_versions)
     return out
 
@@ -329,6 +332,9 @@ def _build(seed: int, folder: Path) -> None:
         staging.rename(folder)
     except OSError:  # another run built it meanwhile
         shutil.rmtree(staging, ignore_errors=True)
+    for stale in folder.parent.glob(f"big-pages-s{seed}-*"):  # this seed under an older spec
+        if stale.name != folder.name and "." not in stale.name:
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 def _release_files(name: str, release: Release, files: Path, pad_bytes: bytes) -> list[str]:
