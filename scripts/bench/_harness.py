@@ -106,6 +106,17 @@ def work_dir(keep: bool) -> tempfile.TemporaryDirectory[str] | Path:
     return tempfile.TemporaryDirectory(prefix="hermes-bench-")
 
 
+#: Header modes of the local index: pm.testing.index.PRESETS plus LocalIndex's stock headers.
+INDEX_MODES = ("pypi", "mirror", "revalidate")
+
+
+def index_knobs(mode: str) -> dict[str, Any]:
+    """LocalIndex knobs of a header mode (``revalidate``: the stock ones, max-age=0 + ETag)."""
+    from pm.testing import PRESETS
+
+    return dict(PRESETS.get(mode, {}))
+
+
 _outputs = itertools.count()
 
 

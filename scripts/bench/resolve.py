@@ -48,9 +48,8 @@ import _harness as h
 import bigpages
 import workloads
 
-from pm.testing import PRESETS, LocalIndex, build_packages
+from pm.testing import LocalIndex, build_packages
 
-MODES = {**PRESETS, "revalidate": {}}
 KINDS = ("pages", "metadata", "files", "other")
 UV_EXTRA = ("--only-binary", ":all:")
 
@@ -185,7 +184,7 @@ def measure(args, folder: Path, workload: workloads.Workload, index: LocalIndex,
 
 
 def serve(files: list, mode: str, **knobs: object) -> LocalIndex:
-    return LocalIndex(files, **MODES[mode], **knobs)  # type: ignore[arg-type]
+    return LocalIndex(files, **h.index_knobs(mode), **knobs)  # type: ignore[arg-type]
 
 
 def run_all(args, folder: Path) -> list[Result]:
