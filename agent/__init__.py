@@ -5,9 +5,12 @@ Table of contents (each module's docstring states its contracts):
 * :mod:`agent.context` — the active home and the secret scope as context variables
   (:func:`active_home`, :func:`use_home`, :func:`secret_scope`).
 * :mod:`agent.secrets` — a profile's ``.env``: :func:`get_secret` (fails closed where no profile
-  is bound) and :func:`write_secret` (atomic, 0600, keeps other lines).
-* :mod:`agent.threads` — threads that carry the caller's context: :func:`spawn_context_thread`,
-  :class:`~agent.threads.SerialWorker`.
+  is bound) and :func:`write_secret` (atomic, 0600, keeps other lines); :mod:`agent.secret_scope`
+  is the same under the plugin guide's import path.
+* :mod:`agent.runtime_cwd` — :func:`~agent.runtime_cwd.resolve_agent_cwd`: the conversation's
+  working directory (session cwd, ``terminal.cwd``/``TERMINAL_CWD``, launch directory).
+* :mod:`agent.threads` — threads that carry the caller's context: :func:`spawn_context_thread`
+  (returns the thread unstarted), :class:`~agent.threads.SerialWorker`.
 * :mod:`agent.memory_provider` — the :class:`MemoryProvider` contract every memory plugin
   implements, and :func:`~agent.memory_provider.call_sync_turn` for older signatures.
 * :mod:`agent.memory_manager` — :class:`MemoryManager`: one per profile, at most one external
@@ -23,9 +26,20 @@ Table of contents (each module's docstring states its contracts):
   of the active provider; :mod:`agent.errors` the loud errors.
 * :mod:`agent.plugin_cli` — ``hermes <provider> …`` for the active provider only;
   :mod:`agent.memory_cli` and :mod:`agent.memory_setup` — ``hermes memory setup|status``.
+* :mod:`agent.session` — :class:`~agent.session.AgentSession`: start-up (lazy install, compression
+  gates, built-in + configured provider, checkpoint warning), tools incl. ``skill_view``, turns,
+  compaction. :mod:`agent.builtin_memory` — MEMORY.md/USER.md with ``previous_content``;
+  :mod:`agent.compression` and :mod:`agent.checkpoint` — the one lossy rewrite and checkpoint v2
+  (``BLOCKED_MISSING_PREREQUISITE``); :mod:`agent.prefetch_spill` — prefetch cap and spill;
+  :mod:`agent.logs` — ``<home>/logs/errors.log``/``gateway.log`` and ``hermes logs``;
+  :mod:`agent.agent_config` — the agent's own config keys; :mod:`agent.config_schema` —
+  ``config_schema.py`` read as data.
 * :mod:`agent.testing` — builders for host-side tests (installed distributions, spy plugins).
 
-The ``hermes`` command itself is :mod:`agent.cli`.
+The ``hermes`` command itself is :mod:`agent.cli`. Top-level names the plugin guide imports live
+beside this package: ``utils`` (``read_json_or_empty``, ``atomic_json_write``),
+``hermes_cli.config`` (``save_config(..., merge_existing=True)``), ``hermes_constants``
+(``get_hermes_home``) and ``tui_gateway.session_workdir``.
 """
 
 from typing import TYPE_CHECKING, Any

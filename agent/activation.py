@@ -29,6 +29,7 @@ from pathlib import Path
 from agent.errors import ActivationError
 from pm import generations, leases
 from pm.generations import Generation
+from pm.settings import environment_home
 from pm.store import Store
 
 __all__ = ["Activation", "activate", "active", "environment_home"]
@@ -47,15 +48,6 @@ class Activation:
 
 _ACTIVE: Activation | None = None
 _LOCK = threading.Lock()
-
-
-def environment_home(home: Path) -> Path:
-    """The home whose ``pm/`` state serves ``home``: the primary home for a profile at
-    ``<primary>/profiles/<name>`` (when ``<primary>/config.yaml`` exists), else ``home``."""
-    home = Path(home).expanduser().absolute()
-    if home.parent.name == "profiles" and (home.parent.parent / "config.yaml").is_file():
-        return home.parent.parent
-    return home
 
 
 def active() -> Activation | None:

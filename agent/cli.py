@@ -19,6 +19,7 @@ GROUPS = {
     "plugins": "list, enable, disable, install and remove plugins",
     "update": "install missing catalog memory providers, then sync every home",
     "memory": "memory providers: setup, status",
+    "logs": "show a home's errors.log or gateway.log",
 }
 _PLUGIN_COMMANDS: dict[str, Any] = {}
 
@@ -48,6 +49,12 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
         memory_cli.register(memory_parser.add_subparsers(dest="memory_command", required=True, metavar="COMMAND"))
     else:
         groups.add_parser("memory", help=GROUPS["memory"])
+    if wanted("logs"):
+        from . import logs
+
+        logs.register(groups)
+    else:
+        groups.add_parser("logs", help=GROUPS["logs"])
     if with_plugin_commands:  # last, so built-in names win; only the active provider's cli.py
         from .plugin_cli import discover_plugin_cli_commands, mount_plugin_cli_commands
 
@@ -71,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import memory_cli
 
         return int(memory_cli.run(args))
+    if args.group == "logs":
+        from . import logs
+
+        return logs.run(args)
     if args.group in _PLUGIN_COMMANDS:
         from .plugin_cli import run_plugin_command
 

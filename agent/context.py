@@ -28,6 +28,7 @@ from pathlib import Path
 __all__ = [
     "HOME_ENV_VAR",
     "active_home",
+    "bound_home",
     "default_home",
     "secret_scope",
     "use_home",
@@ -58,6 +59,12 @@ def active_home() -> Path:
     :func:`default_home`. Never raises, never touches the filesystem."""
     bound = _ACTIVE_HOME.get()
     return bound if bound is not None else default_home()
+
+
+def bound_home() -> Path | None:
+    """The home a :func:`use_home` in the current context bound, or ``None`` when the caller
+    named no profile (no fallback to ``$HERMES_HOME``): how a manager tells who is calling."""
+    return _ACTIVE_HOME.get()
 
 
 def secret_scope() -> Path | None:

@@ -1,6 +1,7 @@
 """The gate before a memory provider's code runs: is it usable, and is it ready?
 
-*Usable* (:func:`check_usable`): the discovered root has no problems, is not shadowed and not in
+:func:`ready` is the gate every host caller uses (loader, plugin CLI, ``hermes memory``):
+usable, then ready. *Usable* (:func:`check_usable`): the discovered root has no problems, is not shadowed and not in
 ``plugins.disabled``. *Ready* (:func:`judge`): pm's readiness (:func:`pm.readiness.check`, from
 installed distribution metadata, never from "the module imports") says the provider's declared
 requirements are met in the generation this process runs on. A provider that declares no
@@ -17,18 +18,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from agent.activation import environment_home
+from agent.activation import activate, environment_home
 from agent.discovery import ProviderInfo
 from agent.errors import ProviderInvalid, ProviderNotReady
+from pm.commands import hermes
 from pm.config import read_config
 from pm.generations import Generation
 from pm.inputs import Inputs, gather
 from pm.readiness import check
+from pm.selection import Status
 from pm.settings import Flags, resolve_home
 from pm.target import running_environment
 
-__all__ = ["ProviderReadiness", "check_usable", "judge", "needs_generation", "sync_command"]
+__all__ = ["ACTIVE", "ProviderReadiness", "check_usable", "judge", "needs_generation", "ready", "sync_command"]
+
+#: ``generation=`` default: the generation this process runs on (activating it if not done yet).
+ACTIVE: Any = object()
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,21 @@ def sync_command(home: Path) -> str:
     default home (so it runs exactly as printed)."""
     env_home = environment_home(home)
     default = resolve_home(None).absolute()
-    return "hermes pm sync" if env_home == default else f"hermes pm sync --home {env_home}"
+    return hermes("pm", "sync", home=None if env_home == default else env_home)
+
+
+def ready(info: ProviderInfo, home: Path, generation: Generation | None = ACTIVE, *,
+          lazily: bool = False) -> ProviderReadiness:
+    """The one gate the host's callers use before plugin code runs: :func:`check_usable` (raises
+    :class:`ProviderInvalid`), then the generation to judge — the one this process runs on with
+    :data:`ACTIVE` (activated now if not yet; with ``lazily``, only when ``info`` needs one), or the
+    ``generation`` given — then :func:`judge`. The caller decides what a not-ready verdict means
+    (``readiness.error()`` to refuse loudly)."""
+    check_usable(info, home)
+    running = generation
+    if generation is ACTIVE:
+        running = activate(home) if not lazily or needs_generation(info) else None
+    return judge(info, home, running)
 
 
 def check_usable(info: ProviderInfo, home: Path) -> None:
@@ -132,6 +153,6 @@ def _inputs_with(info: ProviderInfo, home: Path) -> Inputs:
     status = inputs.find(info.key)
     if status is not None and status.is_member:
         return inputs
-    if status is not None and status.status != "not-enabled":
+    if status is not None and status.status is not Status.NOT_ENABLED:
         raise ProviderInvalid(info.name, f"sits out of the environment: {status.reason}")
     return gather(env_home, Flags(), candidate=info.key)

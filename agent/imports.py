@@ -33,7 +33,7 @@ def _ensure_parents() -> None:
         name = ".".join(parts[:i])
         if name not in sys.modules:
             module = ModuleType(name, "namespace of plugin packages loaded by the host")
-            setattr(module, "__path__", [])  # a namespace: holds plugin packages only
+            module.__path__ = []  # a namespace: holds plugin packages only
             sys.modules[name] = module
 
 

@@ -4,10 +4,9 @@
 
 1. read ``memory.provider`` from the home's ``config.yaml`` (:func:`pm.config.read_config`);
 2. find it by the precedence of :mod:`agent.discovery` (no import);
-3. refuse it loudly when unusable (:func:`agent.gate.check_usable`);
-4. activate this process's generation if not done yet (:func:`agent.activation.activate`);
-5. ask pm's readiness whether its declared requirements are met there
-   (:func:`agent.gate.judge`); if not, raise :class:`~agent.errors.ProviderNotReady` naming the
+3-5. pass the gate (:func:`agent.gate.ready`): refuse it loudly when unusable, activate this
+   process's generation if not done yet, ask pm's readiness whether its declared requirements
+   are met there; if not, raise :class:`~agent.errors.ProviderNotReady` naming the
    plugin, each unmet requirement and the command to run — never fall back to another provider;
 6. import its package (:mod:`agent.imports`) and call ``register(ctx)`` with a
    :class:`PluginContext`: ``ctx.register_memory_provider(instance)`` and
@@ -29,11 +28,10 @@ from types import ModuleType
 from typing import Any
 
 from agent import skills as skill_table
-from agent.activation import activate
 from agent.context import active_home
 from agent.discovery import ProviderInfo, discover_memory_providers, find_memory_provider
 from agent.errors import ProviderLoadFailed, ProviderNotFound
-from agent.gate import ProviderReadiness, check_usable, judge
+from agent.gate import ACTIVE, ProviderReadiness, ready
 from agent.imports import import_package
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
@@ -45,10 +43,6 @@ __all__ = ["ACTIVE", "LoadedProvider", "PluginContext", "load_into", "load_memor
            "resolve_provider"]
 
 logger = logging.getLogger(__name__)
-
-#: Default of ``generation=``: the generation this process activated (activating it if needed).
-ACTIVE: Any = object()
-
 
 class PluginContext:
     """What a memory plugin's ``register(ctx)`` receives. Collects, validates, runs nothing."""
@@ -140,9 +134,7 @@ def load_memory_provider(
     info = resolve_provider(home_path, name, env=env, cwd=cwd)
     if info is None:
         return None
-    check_usable(info, home_path)
-    running = activate(home_path) if generation is ACTIVE else generation
-    readiness = judge(info, home_path, running)
+    readiness = ready(info, home_path, generation)
     if not readiness.ready:
         raise readiness.error()
     module = _import(info)

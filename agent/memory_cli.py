@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.activation import activate
 from agent.context import use_home
 from agent.discovery import ProviderInfo, discover_memory_providers
 from agent.errors import (
@@ -29,7 +28,7 @@ from agent.errors import (
     ActivationError,
     MemoryPluginError,
 )
-from agent.gate import check_usable, judge
+from agent.gate import ready
 from agent.loader import load_memory_provider, resolve_provider
 from agent.memory_setup import (
     SetupError,
@@ -39,6 +38,7 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.cli.resolve import tell_resolved
 from pm.config import read_config
 from pm.errors import PmError
 from pm.settings import resolve_home
@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.memory_command == "setup":
             from pm.managed import check as refuse_if_managed
+            from pm.settings import environment_home
 
-            refuse_if_managed(home, "memory-setup")  # setup may run admission, which changes the environment
+            # setup may run admission, which changes the environment: a profile's is its primary's
+            refuse_if_managed(environment_home(home), "memory-setup")
             return _setup(home, args)
         return _status(home, args)
     except SetupError as exc:
@@ -109,6 +111,8 @@ def _say(text: str) -> None:
 def _setup(home: Path, args: argparse.Namespace) -> int:
     presets = parse_sets(args.sets)
     preparation = prepare_provider(home, args.name)
+    if preparation.receipt is not None and not args.json:
+        tell_resolved(preparation.receipt)  # the admission's conflict or failure, as `plugins enable` tells it
     if not preparation.ready:
         _say(f"error: {preparation.readiness.error()}")
         _say("next steps:")
@@ -149,8 +153,7 @@ def status_report(home: Path) -> tuple[dict[str, Any], int]:
         return report, 0
     info = resolve_provider(home)
     assert info is not None
-    check_usable(info, home)
-    readiness = judge(info, home, activate(home))
+    readiness = ready(info, home)
     report.update(source=info.source, root=str(info.root),
                   requirements=[str(r) for r in info.requirements],
                   declared_in=str(info.declaration_file) if info.declaration_file else None,

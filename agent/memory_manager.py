@@ -17,6 +17,14 @@ Contracts the agent loop relies on:
   on without it, so a missing memory is never silent.
 * **``sync_all`` never blocks.** Turns are queued to one context-carrying background thread and
   synced in order; :meth:`MemoryManager.wait_idle` waits for the queue to drain.
+* **Only the initializing profile calls in.** Tool calls and every lifecycle hook are refused
+  (logged) when the caller's context binds another home (:func:`agent.context.use_home`); in a
+  multi-profile gateway (``multi_profile=True``) a caller that binds none is refused too and
+  logged as ``memory_caller_profile_unresolved`` in the profile's ``logs/errors.log`` and
+  ``logs/gateway.log``. ``handle_tool_call`` passes ``hermes_home``, ``agent_identity`` and
+  ``caller_gsk`` on to the provider.
+* **Prefetch is whole, up to a cap** (:mod:`agent.prefetch_spill`, settings fixed at
+  :meth:`MemoryManager.add_provider`); **pre-compress checkpoints** follow :mod:`agent.checkpoint`.
 """
 
 from __future__ import annotations
@@ -30,7 +38,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agent.context import active_home, use_home
+from agent.checkpoint import run_pre_compress
+from agent.context import active_home, bound_home, use_home
+from agent.logs import log_event
 from agent.memory_provider import (
     InitFailure,
     MemoryProvider,
@@ -38,6 +48,8 @@ from agent.memory_provider import (
     accepted_kwargs,
     call_sync_turn,
 )
+from agent.prefetch_spill import SpillSettings, apply_spill
+from agent.runtime_cwd import use_session_cwd
 from agent.threads import SerialWorker
 
 __all__ = ["BUILTIN_PROVIDER_NAME", "InitFailure", "MemoryManager", "ProviderInitError"]
@@ -48,6 +60,8 @@ BUILTIN_PROVIDER_NAME = "builtin"
 EVENT_INSTANCE_SHARED = "memory_provider_instance_shared"
 EVENT_REFUSED = "memory_provider_refused"
 EVENT_HOOK_FAILED = "memory_provider_hook_failed"
+EVENT_CALLER_UNRESOLVED = "memory_caller_profile_unresolved"
+EVENT_CALLER_FOREIGN = "memory_caller_profile_mismatch"
 
 T = TypeVar("T")
 Message = dict[str, Any]
@@ -63,6 +77,11 @@ def _name_of(provider: object) -> str:
         return type(provider).__name__
 
 
+def _profile_name(home: Path) -> str:
+    """``<name>`` for a profile home ``…/profiles/<name>``, else ``"default"``."""
+    return home.name if home.parent.name == "profiles" else "default"
+
+
 def _error_result(message: str) -> str:
     return json.dumps({"error": message})
 
@@ -72,9 +91,16 @@ class MemoryManager:
     manager is created). Thread-safe; hooks are called in the order providers were added."""
 
     def __init__(
-        self, hermes_home: str | os.PathLike[str] | None = None, *, sync_timeout: float = 30.0
+        self, hermes_home: str | os.PathLike[str] | None = None, *, sync_timeout: float = 30.0,
+        multi_profile: bool = False,
     ) -> None:
         self._home = Path(hermes_home).expanduser().absolute() if hermes_home else active_home()
+        self._multi_profile = multi_profile
+        self._identity = ""
+        self._spill: dict[str, SpillSettings] = {}
+        #: The session's working directory (:func:`agent.runtime_cwd.resolve_agent_cwd` inside
+        #: every hook); kept current by ``tui_gateway.session_workdir._register_session_cwd``.
+        self.session_cwd: str | None = None
         self._sync_timeout = sync_timeout
         self._providers: list[MemoryProvider] = []
         self._tools: dict[str, MemoryProvider] = {}
@@ -113,6 +139,8 @@ class MemoryManager:
                 self._providers.append(provider)
         if reason is not None:
             return False
+        if name != BUILTIN_PROVIDER_NAME:  # fixed now: a changed setting needs a restart
+            self._spill[name] = SpillSettings.for_home(self._home)
         self._index_tools()
         return True
 
@@ -161,7 +189,7 @@ class MemoryManager:
         """``fn(*args, **kwargs)`` inside this profile; on exception log it with the provider's
         name and return ``default``. A provider must never kill the agent loop."""
         try:
-            with use_home(self._home):
+            with use_home(self._home), use_session_cwd(self.session_cwd):
                 return fn(*args, **kwargs)
         except Exception as exc:
             logger.warning(
@@ -170,6 +198,19 @@ class MemoryManager:
                 extra={"event": EVENT_HOOK_FAILED, "provider": _name_of(provider), "hook": hook},
             )
             return default
+
+    def _admits_caller(self, hook: str) -> bool:
+        """Whether the calling context may use this profile's providers (module docstring);
+        a refusal is logged (and written to the profile's logs) here."""
+        caller = bound_home()
+        if caller == self._home or (caller is None and not self._multi_profile):
+            return True
+        event = EVENT_CALLER_UNRESOLVED if caller is None else EVENT_CALLER_FOREIGN
+        who = "a caller that names no profile" if caller is None else f"a caller of {caller}"
+        message = f"{hook} refused for {who}: the memory providers of {self._home} serve only that profile"
+        logger.warning("%s: %s", event, message, extra={"event": event, "hook": hook})
+        log_event(self._home, event, message)
+        return False
 
     def _join_texts(self, hook: str, call: Callable[[MemoryProvider], str]) -> str:
         texts = [self._call(p, hook, call, "", p) for p in self.providers]
@@ -213,7 +254,9 @@ class MemoryManager:
         if hermes_home is not None:
             self._home = Path(hermes_home).expanduser().absolute()
         self._session_id = session_id
-        init_kwargs = {"hermes_home": str(self._home), "platform": platform, **kwargs}
+        self._identity = str(kwargs.get("agent_identity") or self._identity or _profile_name(self._home))
+        init_kwargs = {"hermes_home": str(self._home), "platform": platform,
+                       "agent_identity": self._identity, **kwargs}
         failures: list[InitFailure] = []
         for provider in self.providers:
             failure = self._initialize_one(provider, session_id, init_kwargs)
@@ -263,18 +306,29 @@ class MemoryManager:
 
     def system_prompt_block(self) -> str:
         """The providers' static prompt blocks, joined by blank lines."""
+        if not self._admits_caller("system_prompt_block"):
+            return ""
         return self._join_texts("system_prompt_block", lambda p: p.system_prompt_block())
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         """Recall for the coming turn from every provider, joined by blank lines (``""`` when
-        none has anything). Synchronous: providers keep it fast."""
+        none has anything). Synchronous: providers keep it fast. An external provider's
+        result is capped or spilled per :mod:`agent.prefetch_spill`."""
+        if not self._admits_caller("prefetch"):
+            return ""
         kw = {"session_id": session_id or self._session_id}
-        return self._join_texts(
-            "prefetch", lambda p: p.prefetch(query, **accepted_kwargs(p, "prefetch", kw))
-        )
+
+        def one(p: MemoryProvider) -> str:
+            text = p.prefetch(query, **accepted_kwargs(p, "prefetch", kw))
+            spill = self._spill.get(_name_of(p))
+            return apply_spill(text, spill, _name_of(p)) if spill and isinstance(text, str) else text
+
+        return self._join_texts("prefetch", one)
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         """Ask every provider to warm up recall for the next turn."""
+        if not self._admits_caller("queue_prefetch"):
+            return
         kw = {"session_id": session_id or self._session_id}
         for p in self.providers:
             call_kw = accepted_kwargs(p, "queue_prefetch", kw)
@@ -293,7 +347,12 @@ class MemoryManager:
     def handle_tool_call(self, name: str, args: dict[str, Any] | str, **kwargs: Any) -> str:
         """Route the tool call to the provider that declared ``name``; always returns a JSON
         string. Unknown tools, arguments that are not a JSON object and provider exceptions
-        become ``{"error": ...}`` results, never exceptions."""
+        become ``{"error": ...}`` results, never exceptions. The provider also receives
+        ``hermes_home`` (this profile), ``agent_identity`` and ``caller_gsk`` (the caller's
+        gateway session key, ``""`` when it gave none) — to check, never to rebind."""
+        if not self._admits_caller(f"tool {name!r}"):
+            return _error_result(f"memory tool {name!r} refused: the caller's profile is not "
+                                 f"{self._home} (see {self._home / 'logs' / 'errors.log'})")
         with self._lock:
             provider = self._tools.get(name)
             known = sorted(self._tools)
@@ -307,6 +366,8 @@ class MemoryManager:
         if not isinstance(args, dict):
             return _error_result(f"arguments of memory tool {name!r} must be a JSON object")
         kwargs.setdefault("session_id", self._session_id)
+        kwargs.update(hermes_home=str(self._home), agent_identity=self._identity,
+                      caller_gsk=str(kwargs.get("caller_gsk") or ""))
         call_kw = accepted_kwargs(provider, "handle_tool_call", kwargs)
         sentinel: Any = object()
         result = self._call(
@@ -329,6 +390,8 @@ class MemoryManager:
         """Queue the completed turn for every provider's ``sync_turn`` and return at once. Turns
         are synced in order on one background thread that carries this profile's context. After
         :meth:`shutdown_all` the turn is dropped (logged)."""
+        if not self._admits_caller("sync_turn"):
+            return
         sid = session_id or self._session_id
         snapshot = list(messages) if messages is not None else None
 
@@ -348,17 +411,45 @@ class MemoryManager:
 
     def on_session_end(self, messages: list[Message]) -> None:
         """Let queued syncs finish (up to ``sync_timeout``), then tell every provider."""
+        if not self._admits_caller("on_session_end"):
+            return
         if not self.wait_idle(self._sync_timeout):
             logger.warning("memory syncs of %s still pending at session end", self._home)
         for p in self.providers:
             self._call(p, "on_session_end", p.on_session_end, None, messages)
 
-    def on_pre_compress(self, messages: list[Message]) -> str:
-        """What the providers want the compression summary to keep, joined by blank lines."""
-        return self._join_texts("on_pre_compress", lambda p: p.on_pre_compress(messages))
+    def on_pre_compress(self, messages: list[Message], *, require_checkpoint: bool = False) -> str:
+        """What the providers want the compression summary to keep, joined by blank lines.
+        Version 1 providers get ``messages`` as they are, best effort; checkpoint v2 providers
+        get the normalized evidence and ``require_checkpoint`` (when their override takes it).
+        With ``require_checkpoint`` raises :class:`agent.checkpoint.CheckpointBlocked` when no
+        v2 provider is active or one fails (:func:`agent.checkpoint.run_pre_compress`)."""
+        if not self._admits_caller("on_pre_compress"):
+            return ""
 
-    def on_memory_write(self, action: str, target: str, content: str) -> None:
-        """Mirror a built-in memory write to every external provider."""
+        def call(p: MemoryProvider, msgs: list[Message], require: bool) -> str:
+            kw = accepted_kwargs(p, "on_pre_compress", {"require_checkpoint": require})
+            with use_home(self._home), use_session_cwd(self.session_cwd):
+                return p.on_pre_compress(msgs, **kw)
+
+        def best_effort(p: MemoryProvider, msgs: list[Message], require: bool) -> str:
+            return self._call(p, "on_pre_compress", call, "", p, msgs, require)
+
+        try:
+            texts = run_pre_compress(self.providers, messages, require_checkpoint, call, best_effort)
+        except Exception as exc:
+            logger.error("%s", exc, extra={"event": "memory_checkpoint_blocked"})
+            raise
+        return "\n\n".join(texts)
+
+    def on_memory_write(self, action: str, target: str, content: str,
+                        metadata: dict[str, Any] | None = None) -> None:
+        """Mirror a built-in memory write to every external provider (after the write
+        succeeded); ``metadata`` (``previous_content`` for replace/remove) goes to overrides
+        that take it."""
+        if not self._admits_caller("on_memory_write"):
+            return
         for p in self.providers:
             if _name_of(p) != BUILTIN_PROVIDER_NAME:
-                self._call(p, "on_memory_write", p.on_memory_write, None, action, target, content)
+                kw = accepted_kwargs(p, "on_memory_write", {"metadata": dict(metadata or {})})
+                self._call(p, "on_memory_write", p.on_memory_write, None, action, target, content, **kw)

@@ -19,14 +19,17 @@ Lifecycle, in order::
     on_session_end(messages)          at a session boundary
     shutdown()                        last call; flush and close
 
-Required methods are abstract. Optional hooks have no-op defaults, so a provider overrides only
-what it uses. Providers written against the older ``sync_turn(user, assistant)`` signature keep
+Required methods are abstract (``name``, ``is_available``, ``initialize``, ``get_tool_schemas``).
+``handle_tool_call``, ``get_config_schema`` and ``save_config`` have defaults for providers without
+tools or settings, and optional hooks have no-op defaults, so a provider overrides only what it
+uses. Providers written against the older ``sync_turn(user, assistant)`` signature keep
 working: callers go through :func:`call_sync_turn`, which passes only what the override accepts.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -107,32 +110,40 @@ class MemoryProvider(ABC):
         manager routes a call to the first provider that declared the name. Must be cheap.
         """
 
-    @abstractmethod
+    # -- defaults a provider may keep (the guide: "leave the no-op default") ----------------------
+
     def handle_tool_call(self, name: str, args: dict[str, Any], **kwargs: Any) -> str:
         """Run the tool ``name`` (one of :meth:`get_tool_schemas`) with the model's ``args``.
 
         Returns the tool result as a JSON string; report a bad argument as a JSON object with an
-        ``"error"`` key rather than raising. ``kwargs`` may carry call context (``session_id`` …)
-        and MUST be accepted even when unused. Exceptions are caught by the manager and turned
-        into an error result.
-        """
+        ``"error"`` key rather than raising. ``kwargs`` carry the call context and MUST be
+        accepted even when unused: ``session_id``, and from the manager ``hermes_home`` (the
+        profile this instance was initialized for), ``agent_identity`` and ``caller_gsk`` (the
+        caller's gateway session key, ``""`` outside a gateway). Use them to check, never to
+        rebind. Exceptions are caught by the manager and turned into an error result.
 
-    @abstractmethod
+        Default (a provider without tools): an ``{"error": ...}`` result naming the tool.
+        """
+        return json.dumps({"error": f"memory provider {self.name!r} has no tool {name!r}"})
+
     def get_config_schema(self) -> list[ConfigField]:
         """The settings ``hermes memory setup`` asks for, one dict per field: ``key`` and
         ``description`` (required), ``secret`` (bool: goes to ``<home>/.env`` under ``env_var``,
         never to :meth:`save_config`), ``env_var``, ``required``, ``default``, ``choices``,
         ``type`` (``text``, ``integer``, ``number``, ``boolean``), ``url``.
 
-        Return ``[]`` when the provider needs no settings. Pure: no I/O.
+        Pure: no I/O. Default ``[]``: no settings. A ``config_schema.py`` beside the provider's
+        ``__init__.py`` (a literal ``CONFIG_SCHEMA = [...]``, read from disk) takes precedence in
+        ``hermes memory setup`` (:mod:`agent.config_schema`).
         """
+        return []
 
-    @abstractmethod
-    def save_config(self, values: dict[str, Any], hermes_home: str | Path) -> None:
+    def save_config(self, values: dict[str, Any], hermes_home: str | Path) -> None:  # noqa: B027
         """Persist the non-secret settings ``values`` for the profile at ``hermes_home``.
 
         Secrets are never passed here. MUST write only under ``hermes_home`` and SHOULD write
-        atomically. Raise ``ValueError`` with a message naming the key for an invalid value.
+        atomically (:func:`utils.atomic_json_write`). Raise ``ValueError`` with a message naming
+        the key for an invalid value. Default: nothing (an environment-variable-only provider).
         """
 
     # -- optional hooks (no-op defaults) --------------------------------------------------------
@@ -167,15 +178,28 @@ class MemoryProvider(ABC):
         """A session boundary (exit, reset, expiry); ``messages`` is the whole conversation.
         Every ``sync_turn`` queued before it has run when it is called."""
 
-    def on_pre_compress(self, messages: list[Message]) -> str:
+    def on_pre_compress(self, messages: list[Message], *, require_checkpoint: bool = False) -> str:
         """``messages`` are about to be summarized away. Return text the summary must keep
-        (``""`` for none). Under checkpoint API version 2, the provider has durably saved what it
-        needs before returning."""
+        (``""`` for none); it is forwarded into the summary prompt.
+
+        Version 1 (default): best effort, the raw message list; an exception is logged and the
+        compaction goes on. Version 2 (``pre_compress_checkpoint_api_version = 2``): every
+        successful return means the durable checkpoint is committed, so raise on any failure;
+        ``messages`` is the normalized evidence (user/assistant text only, earlier summaries
+        left out: :func:`agent.checkpoint.normalize_evidence`); ``require_checkpoint`` mirrors
+        ``compression.checkpoint_required`` (True: a raise blocks the lossy rewrite with
+        ``BLOCKED_MISSING_PREREQUISITE``). Overrides without the keyword keep working."""
         return ""
 
-    def on_memory_write(self, action: str, target: str, content: str) -> None:  # noqa: B027
+    def on_memory_write(  # noqa: B027
+        self, action: str, target: str, content: str, *, metadata: dict[str, Any] | None = None
+    ) -> None:
         """Mirror of a write to the host's built-in memory: ``action`` (``"add"``,
-        ``"replace"``, ``"remove"``), ``target`` (``"memory"`` or ``"user"``), ``content``."""
+        ``"replace"``, ``"remove"``), ``target`` (``"memory"`` or ``"user"``), ``content``.
+        Called only after the write (or the whole batch) succeeded, in operation order. For
+        ``replace`` and ``remove``, ``metadata["previous_content"]`` is the full text of the
+        entry the host chose under the store's lock (``old_text`` is only the caller's search
+        string). Overrides with the older three-argument signature keep working."""
 
     def shutdown(self) -> None:  # noqa: B027
         """Last call: flush queues, close connections. MUST be safe to call more than once."""

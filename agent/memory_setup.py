@@ -13,20 +13,23 @@ from __future__ import annotations
 
 import difflib
 import getpass
+import shlex
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.activation import activate
+from agent.activation import activate, environment_home
+from agent.config_schema import ConfigSchemaError, read_config_schema
 from agent.context import use_home
 from agent.discovery import ProviderInfo
-from agent.gate import ProviderReadiness, check_usable, judge
+from agent.gate import ProviderReadiness, ready
 from agent.loader import load_memory_provider, resolve_provider
 from agent.secrets import read_env, write_secret
 from pm import generations
 from pm.config import read_config
+from pm.receipt import Receipt
 
 __all__ = ["Preparation", "SetupError", "SetupResult", "collect_values", "parse_sets",
            "prepare_provider", "run_setup", "terminal_asker"]
@@ -46,12 +49,14 @@ class SetupError(ValueError):
 @dataclass(frozen=True)
 class Preparation:
     """What :func:`prepare_provider` found: the provider, its readiness, whether ``home``'s
-    config selects it, and the next steps (``(command, why)``) when it is not ready."""
+    config selects it, the next steps (``(command, why)``) when it is not ready, and the
+    ``receipt`` of the admission or sync that prepared it (None when none ran)."""
 
     info: ProviderInfo
     readiness: ProviderReadiness
     selected: bool
     next_steps: tuple[tuple[str, str], ...] = ()
+    receipt: Receipt | None = None  # of the admission or sync, when one ran
 
     @property
     def ready(self) -> bool:
@@ -81,46 +86,41 @@ def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = prin
     """
     info = resolve_provider(home, name)
     assert info is not None  # a name was given
-    check_usable(info, home)
     config = read_config(home)
     selected = name in (config.memory_provider, *config.enabled) or info.key in config.enabled
-    readiness = judge(info, home, generations.selected(home))
+    readiness = ready(info, home, _selected_generation(home))
     steps: list[tuple[str, str]] = []
+    receipt = None
     if not readiness.ready and info.plugin is not None:
-        code, receipt = _admit(home, info.key, selected, say)
-        if code == 0:
+        receipt = _admit(home, info.key, selected, say)
+        if receipt.exit_code == 0:
             selected = True
         steps = [(s["command"], s["why"]) for s in receipt.next_steps]
-        if code != 0 and receipt.path is not None:
-            steps.append((f"cat {receipt.path}", "the receipt of the refused preparation"))
-        readiness = judge(info, home, generations.selected(home))
+        if receipt.exit_code != 0 and receipt.path is not None:
+            steps.append((shlex.join(["cat", str(receipt.path)]), "the receipt of the refused preparation"))
+        readiness = ready(info, home, _selected_generation(home))
     if readiness.ready:
         activate(home)
     elif not steps:
         steps.append((readiness.command or "hermes pm sync", f"install the requirements {info.name!r} declares"))
-    return Preparation(info, readiness, selected, tuple(steps))
+    return Preparation(info, readiness, selected, tuple(steps), receipt)
 
 
-def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> tuple[int, Any]:
-    """Admission for an unselected provider, a sync for a selected one (both pm transactions)."""
-    import argparse
+def _selected_generation(home: Path) -> generations.Generation | None:
+    """The generation selected for ``home``'s environment (the primary's, for a profile)."""
+    return generations.selected(environment_home(home))
 
-    from pm.admission import enable
-    from pm.cli._common import start_receipt
-    from pm.cli.sync import sync
-    from pm.inputs import gather
-    from pm.lock import LOCK_TIMEOUT, home_lock
-    from pm.settings import Flags
-    from pm.store import Store
 
-    args = argparse.Namespace(json=False, home=str(home), candidate=None if selected else key, lock_timeout=LOCK_TIMEOUT)
-    if not selected:
-        return enable(home, key, Flags(), args, say=say)
-    store = Store.for_home(home)
-    with home_lock(home, store, timeout=LOCK_TIMEOUT, notify=say):
-        inputs = gather(home, Flags())
-        receipt = start_receipt("sync", inputs)
-        return sync(inputs, receipt, store, args), receipt
+def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> Receipt:
+    """Admission for an unselected provider, a sync for a selected one: pm's operations, on the
+    environment of ``home`` (a profile's is its primary's); returns the finished receipt."""
+    from pm.ops import Notices
+    from pm.ops.admit import enable
+    from pm.ops.sync import sync
+
+    reporter = Notices(say)
+    done = sync(home, reporter=reporter) if selected else enable(home, key, reporter=reporter)
+    return done.receipt
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, str]:
@@ -232,14 +232,25 @@ def terminal_asker(stdin: Any = None, stderr: Any = None) -> Asker | None:
     return ask
 
 
+def _schema_of(info: ProviderInfo, provider: Any, home: Path) -> list[Field]:
+    """``config_schema.py`` beside the provider's ``__init__.py`` when it ships one (read as data,
+    :mod:`agent.config_schema`), else the provider's ``get_config_schema()``."""
+    if info.config_schema_file is not None:
+        try:
+            return read_config_schema(info.config_schema_file)
+        except ConfigSchemaError as exc:
+            raise SetupError(str(exc)) from exc
+    with use_home(home):
+        return list(provider.get_config_schema())
+
+
 def run_setup(home: Path, name: str, presets: Mapping[str, str], ask: Asker | None) -> SetupResult:
     """Load a fresh ``name`` (ready per :func:`prepare_provider`), collect and validate every
     value, then write secrets to ``<home>/.env`` and the rest through ``save_config``."""
     loaded = load_memory_provider(home, name=name)
     assert loaded is not None
     provider = loaded.provider
-    with use_home(home):
-        schema = provider.get_config_schema()
+    schema = _schema_of(loaded.info, provider, home)
     env = read_env(home)
     stored = [str(f["env_var"]) for f in schema if f.get("secret") and f.get("env_var") in env]
     values = collect_values(schema, presets, ask, name, stored_secrets=stored)

@@ -26,12 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.activation import activate
 from agent.discovery import ProviderInfo
 from agent.errors import ActivationError, MemoryPluginError, ProviderInvalid
-from agent.gate import check_usable, judge, needs_generation
+from agent.gate import ACTIVE, ready
 from agent.imports import import_submodule
-from agent.loader import ACTIVE, resolve_provider
+from agent.loader import resolve_provider
 from pm.errors import PmError
 from pm.settings import resolve_home
 
@@ -104,11 +103,7 @@ def _gate(info: ProviderInfo, home: Path, generation: Any) -> None:
     provider with declared requirements activates the generation; a broken environment or
     configuration becomes a refusal of this command, never a crash of ``hermes`` itself."""
     try:
-        check_usable(info, home)
-        running = None
-        if needs_generation(info):
-            running = activate(home) if generation is ACTIVE else generation
-        readiness = judge(info, home, running)
+        readiness = ready(info, home, generation, lazily=True)
     except (ActivationError, PmError) as exc:
         raise ProviderInvalid(info.name, f"cannot be judged: {exc}") from exc
     if not readiness.ready:

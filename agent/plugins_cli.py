@@ -1,7 +1,7 @@
 """``hermes plugins list|enable|disable|install|remove`` and ``hermes update``.
 
-Thin: parsing and printing. The transactions live in pm (:mod:`pm.admission`,
-:mod:`pm.install`, :mod:`pm.update`).
+Thin: parse into Options, call an operation of :mod:`pm.ops` (:mod:`~pm.ops.admit`,
+:mod:`~pm.ops.install`, :mod:`~pm.ops.update`), render its receipt.
 """
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ import sys
 from typing import Any
 
 from pm import generations
-from pm.admission import JOINS, disable, enable
-from pm.catalog import CatalogRefusal
-from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of
-from pm.cli._output import emit_json, paint, say, table
+from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of, options_from
+from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, table, tell_failed, tell_receipt
+from pm.cli.resolve import tell_resolved
 from pm.cli.sync import report
-from pm.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK
+from pm.errors import EXIT_CONFLICT, EXIT_OK
 from pm.inputs import gather
-from pm.install import InstallError, install, remove
-from pm.lock import home_lock
+from pm.ops.admit import disable, enable
+from pm.ops.install import install, remove
+from pm.ops.update import update
 from pm.readiness import check
 from pm.receipt import Receipt
-from pm.store import Store
-from pm.update import catalog_for, update
 
 
 def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -52,15 +50,10 @@ def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    args.candidate = args.name if getattr(args, "plugins_command", None) == "enable" else None
-    try:
-        if args.group == "update":
-            return run_update(args)
-        return {"list": run_list, "enable": run_enable, "disable": run_disable,
-                "install": run_install, "remove": run_remove}[args.plugins_command](args)
-    except (InstallError, CatalogRefusal) as refusal:
-        say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
-        return EXIT_FAILURE
+    if args.group == "update":
+        return run_update(args)
+    return {"list": run_list, "enable": run_enable, "disable": run_disable,
+            "install": run_install, "remove": run_remove}[args.plugins_command](args)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -88,16 +81,19 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_enable(args: argparse.Namespace) -> int:
-    code, receipt = enable(home_of(args), args.name, flags_from(args), args, say=say)
-    return _tell(args, code, receipt, f"enabled {args.name!r}")
+    done = enable(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    return _tell(args, done.receipt, f"enabled {args.name!r}")
 
 
 def run_disable(args: argparse.Namespace) -> int:
-    code, receipt = disable(home_of(args), args.name, flags_from(args), args, say=say)
-    return _tell(args, code, receipt, f"disabled {args.name!r}")
+    done = disable(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    return _tell(args, done.receipt, f"disabled {args.name!r}")
 
 
-def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> int:
+def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
+    code = receipt.exit_code
+    if failed_early(receipt, args.json):
+        return code
     if args.json:
         emit_json(receipt.as_written())
         return code
@@ -105,64 +101,52 @@ def _tell(args: argparse.Namespace, code: int, receipt: Receipt, done: str) -> i
         say(receipt.extra.get("message") or done)
         if receipt.generation:
             say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
-    elif code != EXIT_CONFLICT and receipt.failure:
-        say(f"{paint('error', 'red', sys.stderr)}: {receipt.failure['message']}")
+    else:
+        tell_resolved(receipt)
     if code != EXIT_OK and receipt.kind == "admit":
         say("config.yaml was not changed; the selected generation is unchanged")
-    elif code != EXIT_OK:
+    elif code != EXIT_OK and receipt.extra.get("disabled"):
         say(f"{args.name!r} is disabled in config.yaml, but the rebuild did not finish; the previous generation "
             "stays selected (`hermes pm check` shows what is not ready)")
     for warning in receipt.warnings:
         if warning.startswith("MEMORY"):
             say(paint(f"!!! {warning}", "red", sys.stderr))
-    if receipt.path is not None:
-        say(f"receipt: {receipt.path}")
+    tell_receipt(receipt)
     return code
 
 
 def run_install(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    store = Store.for_home(home)
-    receipt = Receipt("install", home, candidate=args.name)
-    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        installed = install(home, args.name, catalog_for(home), force=args.force)
-    what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
-    receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
-    receipt.finish("ok", EXIT_OK)
-    say(f"{what} plugin {installed.name!r} at {installed.root}")
+    done = install(home_of(args), args.name, options_from(args), reporter_for(args.json), force=args.force)
+    receipt = done.receipt
+    if receipt.exit_code != EXIT_OK:
+        tell_failed(receipt, args.json)
+        return receipt.exit_code
+    say(receipt.extra["message"])
     if args.enable:
-        args.name = args.candidate = installed.name
+        args.name = receipt.extra["installed"]
         return run_enable(args)
     return EXIT_OK
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    store = Store.for_home(home)
-    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        selected = gather(home, flags_from(args)).find(args.name)
-        if selected is not None and (selected.status in JOINS + ("sits-out",) or selected.enabled_but_invalid):
-            say(f"{paint('refused', 'red', sys.stderr)}: plugin {args.name!r} is enabled; run "
-                f"`hermes plugins disable {args.name}` first, then remove it")
-            return EXIT_FAILURE
-        path = remove(home, args.name)
-    receipt = Receipt("remove", home, candidate=args.name)
-    receipt.extra["removed"] = str(path)
-    receipt.finish("ok", EXIT_OK)
-    say(f"removed {path}")
+    done = remove(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    receipt = done.receipt
+    if receipt.exit_code != EXIT_OK:
+        tell_failed(receipt, args.json)
+        return receipt.exit_code
+    say(receipt.extra["message"])
     return EXIT_OK
 
 
 def run_update(args: argparse.Namespace) -> int:
-    code, receipt, inputs = update(home_of(args), flags_from(args), args, say=say)
-    if code == EXIT_CONFLICT and receipt.conflict:
-        memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory}
+    done = update(home_of(args), options_from(args), reporter_for(args.json))
+    receipt = done.receipt
+    if done.code == EXIT_CONFLICT and receipt.conflict and done.inputs is not None:
+        memory = {s.plugin.key for s in done.inputs.selection.plugins if s.plugin.is_memory}
         for name in receipt.conflict["plugins"]:
             if name in memory:
                 say(paint(f"!!! memory provider {name!r} collides: the agent cannot load its memory until this is "
                           "resolved", "red", sys.stderr))
         say("the previously selected generation stays selected; no plugin was disabled")
-    report(receipt, code, args)
-    return code
-
-
+    report(receipt, json_output=args.json)
+    return done.code

@@ -9,13 +9,16 @@ thread-safe.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Skill", "qualify", "replace_active", "skills_of", "withdraw"]
+__all__ = ["SKILL_VIEW_SCHEMA", "Skill", "qualify", "replace_active", "skill_view", "skills_of",
+           "withdraw"]
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
@@ -66,3 +69,32 @@ def skills_of(home: Path) -> dict[str, Skill]:
     """The skills ``home`` offers now, by qualified name."""
     with _LOCK:
         return dict(_TABLE.get(Path(home), {}))
+
+
+#: The ``skill_view`` tool as the model sees it (OpenAI function format).
+SKILL_VIEW_SCHEMA: dict[str, object] = {
+    "name": "skill_view",
+    "description": "Read a skill: its instructions, by qualified name (e.g. 'my-provider:maintenance').",
+    "parameters": {"type": "object", "properties": {"name": {"type": "string"}},
+                   "required": ["name"], "additionalProperties": False},
+}
+
+
+def skill_view(name: str, *, home: str | os.PathLike[str] | None = None) -> str:
+    """The skill ``name`` (``<provider>:<skill>``) that ``home`` offers now (default: the active
+    home), as a JSON string: ``name``, ``provider``, ``description``, ``path``, ``content``. A
+    skill not offered (unknown, or its provider is not the active one) or unreadable gives
+    ``{"error": ..., "available": [...]}`` — never an exception, since the model calls it."""
+    from agent.context import active_home
+
+    where = Path(home if home is not None else active_home()).expanduser().absolute()
+    offered = skills_of(where)
+    skill = offered.get(name)
+    if skill is None:
+        return json.dumps({"error": f"no skill {name!r} is offered here", "available": sorted(offered)})
+    try:
+        content = skill.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return json.dumps({"error": f"skill {name!r}: cannot read {skill.path}: {exc}"})
+    return json.dumps({"name": skill.qualified, "provider": skill.provider,
+                       "description": skill.description, "path": str(skill.path), "content": content})

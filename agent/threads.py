@@ -28,9 +28,14 @@ def spawn_context_thread(
     kwargs: dict[str, Any] | None = None,
     daemon: bool = True,
 ) -> threading.Thread:
-    """Start and return a thread that runs ``fn(*args, **kwargs)`` in a *copy* of the caller's
-    context (``contextvars.copy_context().run``): the active home and the secret scope bound at
-    the call travel with it. Changes the thread makes to context variables stay in its copy.
+    """Return a thread, **not started**, that runs ``fn(*args, **kwargs)`` in a *copy* of the
+    caller's context (``contextvars.copy_context().run``) taken now, at this call: the active
+    home and the secret scope bound here travel with it, whenever it is started. Changes the
+    thread makes to context variables stay in its copy. The caller starts it (``t.start()``), as
+    the plugin guide's pattern does::
+
+        self._sync_thread = spawn_context_thread(_sync, name="myprovider-sync")
+        self._sync_thread.start()
 
     A bare ``threading.Thread`` starts with an empty context instead: it sees the default home
     and no secret scope. Exceptions raised by ``fn`` go to :func:`threading.excepthook`, as with
@@ -42,9 +47,7 @@ def spawn_context_thread(
     def _run() -> None:
         ctx.run(fn, *args, **call_kwargs)
 
-    thread = threading.Thread(target=_run, name=name, daemon=daemon)
-    thread.start()
-    return thread
+    return threading.Thread(target=_run, name=name, daemon=daemon)
 
 
 class SerialWorker:
@@ -78,6 +81,7 @@ class SerialWorker:
             self._jobs.put(job)
             if self._thread is None:
                 self._thread = spawn_context_thread(self._drain, name=self._name)
+                self._thread.start()
         return True
 
     def _drain(self) -> None:

@@ -8,7 +8,13 @@ Table of contents (pure core first, edges last):
 - :mod:`pm.core`, :mod:`pm.target` — the host's requirements and lock; the target interpreter
 - :mod:`pm.union` — core + members with origins, and the input fingerprint
 - :mod:`pm.settings`, :mod:`pm.inputs` — flag > environment > config > default; one gathering step
-- :mod:`pm.cli` — ``hermes pm …`` / ``python -m pm …``
+- :mod:`pm.resolver`, :mod:`pm.records` — resolutions and conflicts, and their receipt sections
+- :mod:`pm.receipt` — the receipt, a value (schema in ``pm/schemas/``)
+- :mod:`pm.index`, :mod:`pm.uv`, :mod:`pm.build`, :mod:`pm.generations`, :mod:`pm.store`,
+  :mod:`pm.lock` — the edges: index client, the one uv choke point, builds, atomic writes, the lock
+- :mod:`pm.ops` — the operations (resolve, sync, enable/disable, update, install/remove, check, gc):
+  one transaction each, one failure vocabulary, printing nothing
+- :mod:`pm.cli` — ``hermes pm …`` / ``python -m pm …``: parse → Options → operation → render
 - :mod:`pm.testing` — real wheels, a real local index and home builders for tests and benchmarks
 """
 

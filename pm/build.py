@@ -22,11 +22,11 @@ from . import generations
 from .errors import PmError
 from .generations import Generation
 from .inputs import Inputs
-from .receipt import uv_version
+from .recheck import check_unverified
 from .records import resolution_to_json
 from .resolver import Resolution
 from .store import Store
-from .uv import Uv, UvError
+from .uv import Uv, UvError, uv_version
 
 Progress = Callable[[str], None]
 
@@ -185,10 +185,14 @@ def members(inputs: Inputs) -> list[dict[str, Any]]:
 
 
 def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> None:
-    """Every pin present at its version, and ``uv pip check`` content."""
-    installed = generations.installed_versions(generations.site_packages(venv, python_version))
+    """Every pin present at its version, metadata read by range equal to what was installed
+    (:mod:`pm.recheck`; a mismatch is an IndexFailure naming the file), and ``uv pip check``
+    content."""
+    site = generations.site_packages(venv, python_version)
+    installed = generations.installed_versions(site)
     wrong = [f"{p.name}=={p.version} (found {installed.get(p.name, 'nothing')})"
              for p in resolution.pins if installed.get(p.name) != p.version]
     if wrong:
         raise VerifyError(f"{venv}: the new generation does not hold what was resolved: {', '.join(wrong)}")
+    check_unverified(site, resolution)
     uv.run("pip", "check", "--python", str(venv / "bin" / "python"))

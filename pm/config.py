@@ -69,7 +69,9 @@ def read_config(home: Path) -> HomeConfig:
     pm = _section(data, "pm", path, problems)
     security = _section(data, "security", path, problems)
     problems += _near_misses(path, "plugins", plugins, ("enabled", "disabled"))
-    problems += _near_misses(path, "memory", memory, ("provider",))
+    # memory.<name> (a mapping) is that provider's own settings section, never a typo of provider
+    sections = {k: v for k, v in memory.items() if not isinstance(v, dict)}
+    problems += _near_misses(path, "memory", sections, ("provider",))
     enabled = _names(plugins, "plugins.enabled", "enabled", path, problems)
     disabled = _names(plugins, "plugins.disabled", "disabled", path, problems)
     provider = memory.get("provider")

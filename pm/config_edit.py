@@ -1,9 +1,12 @@
-"""Edit the selection lists of ``config.yaml`` in place, keeping comments and key order.
+"""Edit the selection lists of ``config.yaml`` in place, keeping comments, key order and line endings.
 
 PyYAML cannot round-trip comments, so the edit is textual and narrow: it touches only the
 ``plugins.enabled`` / ``plugins.disabled`` sequences (block or flow style), and the result is
-re-parsed and compared with the intended data before anything is written. When the file's shape
-is beyond what can be edited safely, :class:`ConfigEditError` says what to add by hand.
+re-parsed and compared with the intended data before anything is written. A ``plugins`` mapping
+written in flow style (``plugins: {enabled: [a]}``) is rewritten as a block mapping, and so is a
+whole document in flow style (``{}``, what ``yaml.safe_dump({})`` writes): the data stays the
+same, and comments outside it are kept. A file whose every line ends in CRLF keeps CRLF. When the
+file's shape is beyond what can be edited safely, :class:`ConfigEditError` says what to add by hand.
 """
 
 from __future__ import annotations
@@ -29,6 +32,15 @@ def change_list(text: str, key: str, *, add: str | None = None, remove: str | No
     """Append ``add`` to, or drop ``remove`` from, ``plugins.<key>``; other lines (and comments on
     kept items) stay byte-identical. Falls back to rewriting just that list when it is not a
     block sequence."""
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    if not crlf:
+        return _change_list(text, key, add, remove)
+    body = text.replace("\r\n", "\n")
+    new = _change_list(body, key, add, remove)
+    return text if new == body else new.replace("\n", "\r\n")
+
+
+def _change_list(text: str, key: str, add: str | None, remove: str | None) -> str:
     current = _current(text, key)
     names = [n for n in current if n != remove]
     if add is not None and add not in names:
@@ -36,6 +48,8 @@ def change_list(text: str, key: str, *, add: str | None = None, remove: str | No
     if names == current:
         return text
     lines = text.splitlines(keepends=True)
+    if _is_flow_document(text) or _flow_plugins(lines) is not None:
+        return set_list(text, key, names)
     start = _find_plugins(lines)
     span = None if start is None else _find_key(lines, start + 1, _block_end(lines, start + 1), key)
     items = [] if span is None else [i for i in range(span[0] + 1, span[1]) if lines[i].lstrip().startswith("- ")]
@@ -52,8 +66,15 @@ def change_list(text: str, key: str, *, add: str | None = None, remove: str | No
     return new
 
 
+def _load(text: str) -> Any:
+    try:
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigEditError(f"config.yaml is not valid YAML, so pm cannot edit it: {exc}") from None
+
+
 def _current(text: str, key: str) -> list[str]:
-    data: Any = yaml.safe_load(text) or {}
+    data = _load(text)
     value = (data.get("plugins") or {}).get(key) or []
     return [str(v) for v in value]
 
@@ -69,7 +90,12 @@ def _item(line: str) -> str | None:
 
 def set_list(text: str, key: str, names: list[str]) -> str:
     """``text`` with ``plugins.<key>`` set to ``names`` (a block sequence); everything else kept."""
+    if _is_flow_document(text):
+        return _rewrite_document(text, key, names)
     lines = text.splitlines(keepends=True)
+    flow = _flow_plugins(lines)
+    if flow is not None:
+        return _rewrite_plugins(text, lines, flow, key, names)
     start = _find_plugins(lines)
     rendered = [f"  {key}:\n"] + [f"    - {_scalar(n)}\n" for n in names] if names else [f"  {key}: []\n"]
     if start is None:
@@ -83,6 +109,53 @@ def set_list(text: str, key: str, names: list[str]) -> str:
         else:
             first, last = span
             new = "".join(lines[:first] + rendered + lines[last:])
+    _verify(text, new, key, names)
+    return new
+
+
+def _is_flow_document(text: str) -> bool:
+    """Whether the document is one flow mapping (``{}``, ``{plugins: {...}}``)."""
+    content = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return bool(content) and content[0].lstrip().startswith("{")
+
+
+def _with_list(text: str, key: str, names: list[str]) -> dict[str, Any]:
+    data = dict(_load(text))
+    plugins = dict(data.get("plugins") or {})
+    plugins[key] = names
+    data["plugins"] = plugins
+    return data
+
+
+def _block(data: dict[str, Any]) -> str:
+    return yaml.safe_dump(data, default_flow_style=False, sort_keys=False, allow_unicode=True)
+
+
+def _rewrite_document(text: str, key: str, names: list[str]) -> str:
+    """A flow-style document as a block mapping with ``plugins.<key>`` set; leading comments kept."""
+    lines = text.splitlines(keepends=True)
+    lead = []
+    for line in lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        lead.append(line)
+    new = "".join(lead) + _block(_with_list(text, key, names))
+    _verify(text, new, key, names)
+    return new
+
+
+def _flow_plugins(lines: list[str]) -> tuple[int, int] | None:
+    """The lines of a ``plugins:`` mapping written in flow style, when it is one."""
+    for i, line in enumerate(lines):
+        if line.startswith("plugins:") and line[len("plugins:"):].split("#")[0].strip().startswith("{"):
+            return i, _block_end(lines, i + 1)
+    return None
+
+
+def _rewrite_plugins(text: str, lines: list[str], span: tuple[int, int], key: str, names: list[str]) -> str:
+    plugins = _with_list(text, key, names)["plugins"]
+    first, last = span
+    new = "".join(lines[:first]) + _block({"plugins": plugins}) + "".join(lines[last:])
     _verify(text, new, key, names)
     return new
 
@@ -132,12 +205,6 @@ def _scalar(name: str) -> str:
 
 
 def _verify(old: str, new: str, key: str, names: list[str]) -> None:
-    before: Any = yaml.safe_load(old) or {}
-    after: Any = yaml.safe_load(new) or {}
-    expected = dict(before)
-    plugins = dict(expected.get("plugins") or {})
-    plugins[key] = names
-    expected["plugins"] = plugins
-    if after != expected:
+    if _load(new) != _with_list(old, key, names):
         raise ConfigEditError(f"editing config.yaml would change more than plugins.{key}; "
                               f"set plugins.{key} to {names!r} by hand")

@@ -11,7 +11,7 @@ from packaging.version import Version
 from . import __version__
 from .config import read_config
 from .core import Core, load_core
-from .selection import PluginStatus, Selection, select
+from .selection import PluginStatus, Selection, Status, select
 from .settings import Flags, Settings, resolve_settings
 from .target import Target, target_for
 from .union import Union, build_union, fingerprint
@@ -36,7 +36,7 @@ class Inputs:
     def find(self, name: str) -> PluginStatus | None:
         """The plugin called ``name`` (key or leaf name), preferring a non-shadowed root."""
         matches = [s for s in self.selection.plugins if name in (s.plugin.key, s.plugin.root.leaf)]
-        matches.sort(key=lambda s: s.status == "shadowed")
+        matches.sort(key=lambda s: s.status is Status.SHADOWED)
         return matches[0] if matches else None
 
     def to_receipt(self) -> dict[str, Any]:
@@ -67,7 +67,7 @@ def plugin_to_json(status: Any) -> dict[str, Any]:
         "source": plugin.root.source,
         "root": str(plugin.root.path),
         "memory_provider": plugin.is_memory,
-        "status": status.status,
+        "status": status.status.value,
         "reason": status.reason,
         "homes": list(status.homes),
         "declaration": None if declaration is None else {
@@ -85,14 +85,15 @@ def plugin_to_json(status: Any) -> dict[str, Any]:
     }
 
 
-def gather(home: Path, flags: Flags, *, candidate: str | None = None) -> Inputs:
-    """Read everything an operation needs. Raises ConfigError when the primary config is broken."""
+def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Path | None = None) -> Inputs:
+    """Read everything an operation needs. Raises ConfigError when the primary config is broken.
+    ``candidate`` is proposed in ``owner``'s config (default :func:`pm.selection.candidate_home`)."""
     config = read_config(home)
     settings = resolve_settings(flags, config)
     target = target_for(settings.python)
     core = load_core(settings.core, settings.core_lock, target.environment)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
-                       candidate=candidate, primary=config)
+                       candidate=candidate, owner=owner, primary=config)
     union = build_union(core, selection)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
     return Inputs(home, settings, target, core, selection, union, digest)

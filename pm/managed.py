@@ -12,7 +12,7 @@ An environment is managed when (first match wins):
    owns but made unwritable is a permission problem, reported by the store as such.)
 
 The manager's own runs (its activation script) set ``HERMES_PM_MANAGER=<the same name>`` and
-pass. Cost on every mutating command: one environment lookup, one ``open`` and at most two ``access``.
+pass. The refusal's receipt is the operation's (:func:`pm.ops.transaction.transaction`). Cost on every mutating command: one environment lookup, one ``open`` and at most two ``access``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pathlib import Path
 
 from . import generations
 from .errors import PmError
-from .receipt import Receipt
 
 ENV = "HERMES_PM_MANAGED"
 SELF_ENV = "HERMES_PM_MANAGER"
@@ -95,19 +94,6 @@ def check(home: Path, command: str, env: Mapping[str, str] | None = None) -> Non
     itself = env.get(SELF_ENV, "").strip()
     if not itself or _clean(itself) != manager.name:
         raise Managed(manager, command)
-
-
-def refusal_receipt(home: Path, kind: str, refusal: Managed) -> Receipt | None:
-    """Write the receipt of a refusal (outcome ``refused``, exit 1) when the receipts folder takes
-    it; None when the home does not exist or nothing could be written."""
-    if not home.is_dir():
-        return None
-    receipt = Receipt(kind, home)
-    receipt.failure = {"kind": "managed", "message": str(refusal), "url": None}
-    receipt.extra["managed"] = {"name": refusal.manager.name, "evidence": refusal.manager.evidence,
-                                "how": refusal.manager.how}
-    receipt.finish("refused", refusal.exit_code)
-    return receipt if receipt.path is not None else None
 
 
 def _how(name: str) -> str:

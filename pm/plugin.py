@@ -20,6 +20,8 @@ class Plugin:
     declaration: Declaration | None
     problems: tuple[str, ...] = ()
     shadowed_by: Path | None = None
+    registers_memory_provider: bool = False  # its top-level code text mentions the provider API
+
 
     @property
     def key(self) -> str:
@@ -27,11 +29,16 @@ class Plugin:
 
     @property
     def is_memory(self) -> bool:
-        """Memory providers: the bundled ones, and user/project ones of kind or category memory."""
+        """Memory providers: the bundled ones; user/project ones of kind or category memory; and,
+        as the plugin guide lays them out (its ``plugin.yaml`` has no ``kind``), a root without a
+        ``kind`` whose top-level Python files mention ``register_memory_provider`` or
+        ``MemoryProvider`` (read as text by :func:`inspect`, never imported)."""
+        kind = self.manifest.kind if self.manifest is not None else None
         return (
             self.root.source == "bundled"
             or self.root.category == "memory"
-            or (self.manifest is not None and self.manifest.kind == "memory")
+            or kind == "memory"
+            or (kind is None and self.registers_memory_provider)
         )
 
     @property
@@ -49,6 +56,31 @@ class Plugin:
         return found
 
 
+#: Text that marks a memory provider's code (the guide's ``register(ctx)`` and base class).
+_PROVIDER_MARKS = (b"register_memory_provider", b"MemoryProvider")
+_SCAN_LIMIT = 1 << 20  # bytes read per file: a provider's registration is near the top
+
+
+def _registers_memory_provider(root: Path) -> bool:
+    """Whether a top-level ``*.py`` of ``root`` (``__init__.py`` first) mentions the memory
+    provider API. Reads text only; never follows a file out of the root."""
+    try:
+        files = sorted(root.glob("*.py"), key=lambda p: (p.name != "__init__.py", p.name))
+    except OSError:
+        return False
+    for path in files:
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            with path.open("rb") as handle:
+                text = handle.read(_SCAN_LIMIT)
+        except OSError:
+            continue
+        if any(mark in text for mark in _PROVIDER_MARKS):
+            return True
+    return False
+
+
 def inspect(root: PluginRoot) -> Plugin:
     """Read a root's manifest and declaration; a bad file makes the plugin invalid, never raises."""
     if root.escapes:
@@ -57,11 +89,12 @@ def inspect(root: PluginRoot) -> Plugin:
         manifest = read_manifest(root.path)
     except InputError as exc:
         return Plugin(root, None, None, tuple(str(p) for p in exc.problems))
+    provider = root.source != "bundled" and manifest.kind is None and _registers_memory_provider(root.path)
     try:
         declaration = read_declaration(root.path, manifest)
     except InputError as exc:
-        return Plugin(root, manifest, None, tuple(str(p) for p in exc.problems))
-    return Plugin(root, manifest, declaration)
+        return Plugin(root, manifest, None, tuple(str(p) for p in exc.problems), registers_memory_provider=provider)
+    return Plugin(root, manifest, declaration, registers_memory_provider=provider)
 
 
 def apply_precedence(plugins: list[Plugin]) -> list[Plugin]:

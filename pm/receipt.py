@@ -1,69 +1,29 @@
 """Receipts: the JSON record every pm operation writes, success or not (DESIGN.md, schema 1).
 
 :class:`Receipt` collects fields while an operation runs; :meth:`Receipt.finish` stamps the
-outcome and writes it atomically to ``<home>/pm/receipts/`` and ``latest.json``, keeping the last
-:data:`KEEP` receipts. The JSON Schema ships as ``pm/schemas/receipt.schema.json``.
+outcome and makes it a finished value. Writing it (atomically, to ``<home>/pm/receipts/`` and
+``latest.json``) is the operation's: :func:`pm.ops.receipts.write`. No I/O here beyond asking
+:func:`pm.uv.uv_version` (cached) for the tool section. The JSON Schema ships as
+``pm/schemas/receipt.schema.json``.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import os
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import PmError
-from .store import Store, StoreError
+from .uv import uv_version
 
 SCHEMA_VERSION = 1
-KEEP = 50
 SCHEMA_FILE = Path(__file__).parent / "schemas" / "receipt.schema.json"
 OUTCOMES = ("ok", "conflict", "failed", "refused", "not-ready")
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-@functools.lru_cache(maxsize=1)
-def uv_version() -> str | None:
-    """``uv --version`` of the uv pm drives (``pm.uv.find_uv``), or None when it cannot be run.
-
-    Remembered in the cache per binary (path, size, mtime), so a receipt costs no subprocess.
-    """
-    from .index.cache import default_cache_dir
-    from .uv import find_uv
-
-    try:
-        binary = find_uv()
-        stat = os.stat(binary)
-    except (PmError, OSError):
-        return None
-    key = f"{binary}:{stat.st_size}:{stat.st_mtime_ns}"
-    memo = default_cache_dir() / "uv-version.json"
-    try:
-        data = json.loads(memo.read_text())
-        if data.get("key") == key:
-            return str(data["version"])
-    except (OSError, ValueError, KeyError):
-        pass
-    try:
-        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = done.stdout.split()
-    version = words[1] if done.returncode == 0 and len(words) > 1 else None
-    if version is not None:
-        try:
-            Store(memo.parent).write_json(memo, {"key": key, "version": version})
-        except PmError:
-            pass
-    return version
 
 
 @dataclass
@@ -112,43 +72,30 @@ class Receipt:
         }
 
     def finish(self, outcome: str, exit_code: int) -> dict[str, Any]:
-        """Write the receipt; its path goes to ``self.path``. A write failure becomes a warning
-        on stderr's side (the caller's exit code stands), never a lost operation result."""
+        """Stamp the outcome: the receipt is then a finished value (:attr:`written`). Writing it is
+        the operation's last step (:func:`pm.ops.receipts.write`), not this method's."""
         assert outcome in OUTCOMES, outcome
-        data = self.to_json(outcome, exit_code)
-        try:
-            self.path = write_receipt(self.home, data)
-        except StoreError as exc:
-            self.warnings.append(f"receipt not written: {exc}")
-            data["warnings"].append(self.warnings[-1])
-            self.path = None
-        self.written = data
-        return data
+        self.written = self.to_json(outcome, exit_code)
+        return self.written
+
+    @property
+    def finished(self) -> bool:
+        return self.written is not None
+
+    @property
+    def exit_code(self) -> int:
+        assert self.written is not None, "finish() the receipt first"
+        return int(self.written["exit_code"])
+
+    @property
+    def outcome(self) -> str:
+        assert self.written is not None, "finish() the receipt first"
+        return str(self.written["outcome"])
 
     def as_written(self) -> dict[str, Any]:
         """What ``--json`` prints: the finished receipt exactly as written, and where it went."""
         assert self.written is not None, "finish() the receipt first"
         return self.written | {"receipt_path": str(self.path) if self.path else None}
-
-
-def write_receipt(home: Path, data: dict[str, Any]) -> Path:
-    folder = home / "pm" / "receipts"
-    store = Store.for_home(home)
-    stamp = data["started_at"].replace(":", "").replace("-", "").replace(".", "")
-    path = folder / f"{stamp}-{data['kind']}-{os.getpid()}.json"
-    # Serialised once, compactly: a 200-plugin receipt is large and indent= takes Python's slow
-    # encoder path; `jq .` or `python -m json.tool` pretty-print it for people.
-    encoded = (json.dumps(data, separators=(",", ":"), default=str) + "\n").encode()
-    store.write_bytes(path, encoded)
-    store.write_bytes(folder / "latest.json", encoded)
-    _prune(store, folder)
-    return path
-
-
-def _prune(store: Store, folder: Path) -> None:
-    receipts = sorted(p for p in folder.glob("*.json") if p.name != "latest.json")
-    for old in receipts[:-KEEP]:
-        store.unlink(old)
 
 
 def latest(home: Path) -> Path:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,13 @@ from typing import Any
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from .commands import hermes
 from .index.base import FileLink
 from .resolver import Conflict, Pin, Resolution
 from .union import Origin
+
+__all__ = ["conflict_steps", "conflict_to_json", "hermes", "pin_to_json", "resolution_from_json",
+           "resolution_to_json"]
 
 
 def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
@@ -70,14 +73,6 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
         ],
         "message": str(conflict),
     }
-
-
-def hermes(*words: str, home: Path | None = None) -> str:
-    """A ``hermes`` command line, quoted so it runs exactly as printed."""
-    argv = ["hermes", *words]
-    if home is not None:
-        argv += ["--home", str(home)]
-    return shlex.join(argv)
 
 
 def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = False) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -22,8 +23,44 @@ from .discover import PluginSources, discover
 from .errors import InputError
 from .plugin import Plugin, apply_precedence, inspect
 
+
+class Status(StrEnum):
+    """Every status a plugin root can have, best first (between homes, the best one stands).
+    A closed set: code asks the predicates below, never lists of names."""
+
+    MEMBER = "member"
+    SITS_OUT = "sits-out"
+    EXTERNAL = "external"
+    SIDECAR_ONLY = "sidecar-only"
+    DISABLED = "disabled"
+    NOT_ENABLED = "not-enabled"
+    INVALID = "invalid"
+    SHADOWED = "shadowed"
+
+    @property
+    def joins(self) -> bool:
+        """Enabled and part of the environment's selection (a member, or a plugin that brings
+        its own environment): enabling it again has nothing to do."""
+        return self in (Status.MEMBER, Status.SIDECAR_ONLY, Status.EXTERNAL)
+
+    @property
+    def enabled(self) -> bool:
+        """A selection enables it (even if it sits out of the union for now)."""
+        return self.joins or self is Status.SITS_OUT
+
+    @property
+    def named(self) -> bool:
+        """A selection names it: enabled, or listed in plugins.disabled."""
+        return self.enabled or self is Status.DISABLED
+
+    @property
+    def can_join(self) -> bool:
+        """Whether it could join the union if enabled: not invalid, not sitting out, not shadowed."""
+        return self not in (Status.INVALID, Status.SITS_OUT, Status.SHADOWED)
+
+
 #: Every status a plugin root can have, best first.
-STATUSES = ("member", "sits-out", "external", "sidecar-only", "disabled", "not-enabled", "invalid", "shadowed")
+STATUSES = tuple(Status)
 
 
 @dataclass(frozen=True)
@@ -31,18 +68,18 @@ class PluginStatus:
     """A plugin and its verdict for the union."""
 
     plugin: Plugin
-    status: str
+    status: Status
     reason: str
     homes: tuple[str, ...] = ()  # the homes (paths) whose selection names it
 
     @property
     def is_member(self) -> bool:
-        return self.status == "member"
+        return self.status is Status.MEMBER
 
     @property
     def enabled_but_invalid(self) -> bool:
         """Named by a selection yet unusable: never silently left out (readiness says not ready)."""
-        return self.status == "invalid" and bool(self.homes)
+        return self.status is Status.INVALID and bool(self.homes)
 
 
 @dataclass(frozen=True)
@@ -117,13 +154,15 @@ def select(
     host_version: Version,
     sources: Callable[[Path], PluginSources] = PluginSources.for_home,
     candidate: str | None = None,
+    owner: Path | None = None,
     primary: HomeConfig | None = None,
 ) -> Selection:
     """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
 
     ``candidate`` is a plugin proposed for the home that holds it (:func:`candidate_home`):
     selected as if it were listed in that home's ``plugins.enabled`` and not in its
-    ``plugins.disabled`` (nothing is written).
+    ``plugins.disabled`` (nothing is written); ``owner`` names that home instead (a profile
+    asking for a bundled plugin, e.g. ``hermes memory setup`` on a profile).
     """
     notices: list[str] = []
     primary = read_config(home) if primary is None else primary
@@ -134,7 +173,7 @@ def select(
         except InputError as exc:
             notices.append(f"profile {profile.parent.name!r} skipped: {exc}")
     if candidate is not None:
-        owner = candidate_home(home, candidate)
+        owner = owner or candidate_home(home, candidate)
         homes = [(path, name, _propose(config, candidate) if path == owner else config)
                  for path, name, config in homes]
     verdicts: dict[Path, PluginStatus] = {}
@@ -155,8 +194,7 @@ def select(
 
 
 def _merge(verdicts: dict[Path, PluginStatus], verdict: PluginStatus, home_label: str) -> None:
-    named = verdict.status in ("member", "sits-out", "external", "sidecar-only", "disabled") or (
-        verdict.status == "invalid" and verdict.homes)
+    named = verdict.status.named or verdict.enabled_but_invalid
     homes = (home_label,) if named else ()
     key = verdict.plugin.root.path
     seen = verdicts.get(key)
@@ -175,24 +213,24 @@ def _in_selection_order(judged: list[PluginStatus], config: HomeConfig) -> list[
 def _judge(plugin: Plugin, config: HomeConfig, python_version: Version, host_version: Version) -> PluginStatus:
     key, leaf = plugin.key, plugin.root.leaf
     if plugin.shadowed_by is not None:
-        return PluginStatus(plugin, "shadowed", f"shadowed by {plugin.shadowed_by} (same name, earlier source wins)"
+        return PluginStatus(plugin, Status.SHADOWED, f"shadowed by {plugin.shadowed_by} (same name, earlier source wins)"
                             if plugin.is_memory else f"shadowed by {plugin.shadowed_by} (same key, later source wins)")
     wanted = _enabled_by(plugin, config)
     if plugin.problems:
-        return PluginStatus(plugin, "invalid", "; ".join(plugin.problems), ("enabled",) if wanted else ())
+        return PluginStatus(plugin, Status.INVALID, "; ".join(plugin.problems), ("enabled",) if wanted else ())
     if wanted is None:
-        return PluginStatus(plugin, "not-enabled", "not in plugins.enabled" + (" nor memory.provider" if plugin.is_memory else ""))
+        return PluginStatus(plugin, Status.NOT_ENABLED, "not in plugins.enabled" + (" nor memory.provider" if plugin.is_memory else ""))
     if key in config.disabled or leaf in config.disabled:
-        return PluginStatus(plugin, "disabled", f"listed in plugins.disabled of {config.file}")
+        return PluginStatus(plugin, Status.DISABLED, f"listed in plugins.disabled of {config.file}")
     if plugin.manifest is not None and plugin.manifest.external:
-        return PluginStatus(plugin, "external", "python_runtime: external (brings its own interpreter)")
+        return PluginStatus(plugin, Status.EXTERNAL, "python_runtime: external (brings its own interpreter)")
     if plugin.declaration is None:
-        return PluginStatus(plugin, "sidecar-only", "no declaration at the plugin root (no [project] in "
+        return PluginStatus(plugin, Status.SIDECAR_ONLY, "no declaration at the plugin root (no [project] in "
                             "pyproject.toml, no pip_dependencies/python_dependencies in the manifest)")
     sits_out = _sits_out(plugin, python_version, host_version)
     if sits_out:
-        return PluginStatus(plugin, "sits-out", sits_out)
-    return PluginStatus(plugin, "member", wanted)
+        return PluginStatus(plugin, Status.SITS_OUT, sits_out)
+    return PluginStatus(plugin, Status.MEMBER, wanted)
 
 
 def _enabled_by(plugin: Plugin, config: HomeConfig) -> str | None:

@@ -83,6 +83,16 @@ def resolve_home(flag: str | None, env: Mapping[str, str] | None = None) -> Path
     return Path.home() / ".hermes"
 
 
+def environment_home(home: Path) -> Path:
+    """The home whose ``pm/`` state (generations, lock, receipts) serves ``home``: the primary
+    home for a profile at ``<primary>/profiles/<name>`` (when ``<primary>/config.yaml`` exists),
+    else ``home``. Profiles share their primary's environment."""
+    home = Path(home).expanduser().absolute()
+    if home.parent.name == "profiles" and (home.parent.parent / "config.yaml").is_file():
+        return home.parent.parent
+    return home
+
+
 def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     pm = config.pm

@@ -2,6 +2,10 @@
 
 Read once per interpreter: in-process for the running one, through one subprocess for another
 (``--python PATH``), which runs a small script with this process's ``packaging`` on its path.
+What was read is kept in pm's cache (``targets-v1``) under the interpreter's path, the size and
+modification time of the file it resolves to, and the version of ``packaging``: a later command
+on the same interpreter reads a small file instead of probing again (~20 ms in-process, ~130 ms
+through a subprocess).
 """
 
 from __future__ import annotations
@@ -97,6 +101,47 @@ def target_for(python: str | None) -> Target:
 
 @functools.lru_cache(maxsize=8)
 def _probe(python: str) -> Target:
+    key = _cache_key(python)
+    if key is not None and (known := _cached(key)) is not None:
+        return known
+    found = _read(python)
+    if key is not None:
+        _remember(key, found)
+    return found
+
+
+def _cache_key(python: str) -> str | None:
+    try:
+        real = os.stat(os.path.realpath(python))
+    except OSError:
+        return None  # the probe says what is wrong
+    blob = json.dumps([1, os.path.abspath(python), real.st_size, real.st_mtime_ns, packaging.__version__,
+                       sys.executable if python == sys.executable else None])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _cached(key: str) -> Target | None:
+    from .index.cache import Cache
+
+    data = Cache().get_target(key)
+    if data is None:
+        return None
+    try:
+        fields = json.loads(data)
+        return Target(python=str(fields["python"]), markers=tuple((str(k), str(v)) for k, v in fields["markers"]),
+                      platform=str(fields["platform"]), tags=tuple(str(t) for t in fields["tags"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _remember(key: str, target: Target) -> None:
+    from .index.cache import Cache
+
+    Cache().put_target(key, json.dumps({"python": target.python, "markers": target.markers,
+                                        "platform": target.platform, "tags": target.tags}).encode())
+
+
+def _read(python: str) -> Target:
     if python == sys.executable:
         import sysconfig
 

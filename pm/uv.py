@@ -7,6 +7,7 @@ The uv binary is the one shipped by the ``uv`` distribution pm depends on.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -121,3 +122,39 @@ def _shown(argv: Sequence[str]) -> str:
             break
         words.append(word)
     return " ".join([program, *words])
+
+
+@functools.lru_cache(maxsize=1)
+def uv_version() -> str | None:
+    """``uv --version`` of the uv pm drives (``pm.uv.find_uv``), or None when it cannot be run.
+
+    Remembered in the cache per binary (path, size, mtime), so a receipt costs no subprocess.
+    """
+    from .index.cache import default_cache_dir
+    from .store import Store
+
+    try:
+        binary = find_uv()
+        stat = os.stat(binary)
+    except (PmError, OSError):
+        return None
+    key = f"{binary}:{stat.st_size}:{stat.st_mtime_ns}"
+    memo = default_cache_dir() / "uv-version.json"
+    try:
+        data = json.loads(memo.read_text())
+        if data.get("key") == key:
+            return str(data["version"])
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = done.stdout.split()
+    version = words[1] if done.returncode == 0 and len(words) > 1 else None
+    if version is not None:
+        try:
+            Store(memo.parent).write_json(memo, {"key": key, "version": version})
+        except PmError:
+            pass
+    return version

@@ -13,12 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .. import managed
 from ..errors import EXIT_FAILURE, PmError
+from ..ops.receipts import write
+from ..ops.transaction import fail
 from ..receipt import Receipt
 from ..settings import resolve_home
-from ._common import add_common, add_resolution_options, home_of
-from ._output import emit_json, paint, say
+from ._common import add_common, add_resolution_options
+from ._output import say, tell_failed
 
 #: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
 #: Command modules are imported only when that command runs (or for --help), so a no-op
@@ -80,23 +81,13 @@ def invoked(argv: Sequence[str]) -> str | None:
 
 
 def dispatch(args: argparse.Namespace, run: Any = None) -> int:
-    """Run a parsed command (a pm command, or ``run`` for the host's groups that reuse pm's
-    transactions); every deliberate failure becomes a message and an exit code here.
-
-    A command that would change the environment (:data:`pm.managed.MUTATING`) refuses at once,
-    before any lock or read, when the environment is managed by someone else."""
+    """Run a parsed command (a pm command, or ``run`` for the host's groups that call pm's
+    operations). The operations record their own failures in their receipts; a deliberate failure
+    that escapes one (a mistyped ``--home``, a broken config before a read-only command) becomes a
+    message, a receipt and an exit code here."""
     try:
-        home = home_of(args)
-        managed.check(home, args.command)
         return int((run or command(args.command).run)(args))
-    except managed.Managed as refusal:
-        say(f"{paint('refused', 'red', sys.stderr)}: {refusal}")
-        written = managed.refusal_receipt(home, _KINDS.get(args.command, args.command), refusal)
-        if written is not None:
-            say(f"receipt: {written.path}")
-        return refusal.exit_code
     except PmError as exc:
-        say(f"{paint('error', 'red', sys.stderr)}: {exc}")
         _failure_receipt(args, exc)
         return exc.exit_code
     except KeyboardInterrupt:
@@ -108,18 +99,9 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
 
 
 def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
-    """A failure before the command could start its own receipt still leaves one (invariant 9)."""
-    home = resolve_home(args.home)
-    receipt = Receipt(_KINDS.get(args.command, args.command), home)
-    receipt.failure = {"kind": type(exc).__name__, "message": str(exc), "url": getattr(exc, "url", None)}
-    problems = getattr(exc, "problems", ())
-    if problems:
-        receipt.failure["problems"] = [str(p) for p in problems]
-    data = receipt.finish("failed", exc.exit_code) if home.is_dir() else receipt.to_json("failed", exc.exit_code)
-    if getattr(args, "json", False):  # scripts reading --json get the failure as data too
-        emit_json(data | {"receipt_path": str(receipt.path) if receipt.path else None})
-    if receipt.path is not None:
-        say(f"receipt: {receipt.path}")
+    """A failure outside an operation's transaction still leaves a receipt (invariant 9)."""
+    receipt = fail(Receipt(_KINDS.get(args.command, args.command), resolve_home(args.home)), exc)
+    tell_failed(write(receipt), getattr(args, "json", False))  # scripts reading --json get it as data too
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "hermes pm") -> int:

@@ -1,18 +1,12 @@
-"""What every pm command shares: options, flags, the home, sources, and receipt plumbing."""
+"""What every pm command shares: its options on the command line, and the Options they become."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..inputs import Inputs
-from ..receipt import Receipt
+from ..ops.options import Options
 from ..settings import Flags, resolve_home
-
-if TYPE_CHECKING:
-    from ..index.multi import MultiSource
-    from ..resolver import Policy
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -75,39 +69,9 @@ def shown_home(args: argparse.Namespace) -> Path | None:
     return home_of(args) if args.home else None
 
 
-def policy_of(inputs: Inputs) -> Policy:
-    from packaging.utils import canonicalize_name
+def options_from(args: argparse.Namespace) -> Options:
+    """The operation's Options from the parsed command line."""
+    from ..lock import LOCK_TIMEOUT
 
-    from ..resolver import Policy
-
-    settings = inputs.settings
-    return Policy(
-        allow_prereleases=settings.prereleases == "allow",
-        exclude_newer=settings.cutoff,
-        allow_builds=frozenset(canonicalize_name(n) for n in settings.allow_builds),
-    )
-
-
-def source_of(inputs: Inputs) -> MultiSource:
-    """The configured sources; close them (``with``) so background fetches stop."""
-    from ..index import open_sources
-
-    settings = inputs.settings
-    return open_sources(settings.index_urls, settings.find_links, offline=settings.offline)
-
-
-def start_receipt(kind: str, inputs: Inputs, candidate: str | None = None) -> Receipt:
-    receipt = Receipt(kind, inputs.home, candidate=candidate)
-    receipt.target = inputs.target.to_receipt()
-    receipt.inputs = inputs.to_receipt()
-    receipt.warnings += list(inputs.selection.notices)
-    receipt.warnings += [w for s in inputs.selection.plugins for w in s.plugin.warnings]
-    return receipt
-
-
-
-def cache_dir() -> Path:
-    """pm's cache, shared by every home of the user (see :func:`pm.index.cache.default_cache_dir`)."""
-    from ..index.cache import default_cache_dir
-
-    return default_cache_dir()
+    return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT),
+                   shown_home=shown_home(args))

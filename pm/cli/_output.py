@@ -32,7 +32,67 @@ def emit_json(data: Any) -> None:
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:
-    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
-    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip()]
-    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows, strict=True)]
+    lines = ["  ".join(h.upper().ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
+
+
+class TerminalReporter:
+    """Progress lines on stderr for long steps (only on a terminal, never with ``--json``);
+    notices always on stderr."""
+
+    def __init__(self, show_progress: bool) -> None:
+        self.show_progress = show_progress
+
+    def progress(self, message: str) -> None:
+        if self.show_progress:
+            say(paint(f"… {message}", "dim", sys.stderr))
+
+    def notice(self, message: str) -> None:
+        say(message)
+
+
+def reporter_for(json_output: bool) -> TerminalReporter:
+    return TerminalReporter(not json_output and sys.stderr.isatty())
+
+
+def tell_failure(receipt: Any) -> None:
+    """A failed or refused operation's failure on stderr: ``error: …``, or ``refused: …`` when
+    the outcome is a refusal (managed environment, catalog, still enabled …)."""
+    failure = receipt.failure or {}
+    message = str(failure.get("message", ""))
+    lead = "refused" if receipt.outcome == "refused" else "error"
+    if lead == "refused" and message.startswith("refused: "):
+        message = message.removeprefix("refused: ")
+    say(f"{paint(lead, 'red', sys.stderr)}: {message}")
+
+
+def tell_steps(steps: list[dict[str, str]], *, header: bool = True) -> None:
+    if steps and header:
+        say("next steps:")
+    for step in steps:
+        say(f"  {step['command']}\n      {step['why']}")
+
+
+def tell_receipt(receipt: Any) -> None:
+    if receipt.path is not None:
+        say(f"receipt: {receipt.path}")
+
+
+def failed_early(receipt: Any, json_output: bool) -> bool:
+    """Whether the operation failed before its inputs were read (managed environment, lock, broken
+    config …); told then as :func:`tell_failed` does, and the caller has nothing more to say."""
+    if receipt.failure is None or receipt.inputs is not None:
+        return False
+    tell_failed(receipt, json_output)
+    return True
+
+
+def tell_failed(receipt: Any, json_output: bool) -> None:
+    """A failure before the command's own work: the receipt as data with ``--json``, and the
+    message and the receipt's path for a person."""
+    if json_output:
+        emit_json(receipt.as_written())
+    tell_failure(receipt)
+    tell_receipt(receipt)

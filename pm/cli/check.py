@@ -1,24 +1,16 @@
-"""``hermes pm check [--with NAME]``: readiness of the selected generation; no network, no install.
-
-Exit 0 when every declared requirement of core and of each member is satisfied by the installed
-metadata of the selected generation and the inputs have not changed since it was built; 4 when
-not. ``--with NAME`` also judges a plugin that is not (yet) enabled and, when the generation does
-not satisfy it, dry-runs whether preparing it would resolve (the only step that may use the index).
-"""
+"""``hermes pm check [--with NAME]``: readiness of the selected generation; no network, no install
+(the operation: :mod:`pm.ops.check`). Exit 0 ready, 4 not ready."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from .. import generations
-from ..errors import EXIT_NOT_READY, EXIT_OK
-from ..generations import Generation
-from ..inputs import gather
-from ..readiness import Readiness, Verdict, check
-from ._common import flags_from, home_of, start_receipt
-from ._output import emit_json, paint, say, table
+from ..ops.check import check
+from ..readiness import Readiness, Verdict
+from ._common import home_of, options_from
+from ._output import emit_json, paint, reporter_for, table, tell_failed, tell_receipt
+from .resolve import tell_resolved
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,61 +19,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    inputs = gather(home, flags_from(args))
-    generation = generations.selected(home)
-    readiness = check(inputs, generation)
-    receipt = start_receipt("check", inputs, args.candidate)
-    receipt.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
-    if generation is not None:  # what the checked environment holds: every file, for declarative builds
-        receipt.resolution = generation.record["resolution"]
-    receipt.extra["readiness"] = readiness.to_json()
-    ready = readiness.ready
-    candidate = None
-    if args.candidate:
-        candidate = judge_candidate(home, args, generation, readiness)
-        receipt.extra["readiness"]["candidate"] = candidate
-        ready = ready and candidate["ready"]
-    code = EXIT_OK if ready else EXIT_NOT_READY
-    if not ready:
-        receipt.step("hermes pm sync" + (f" --home {home}" if args.home else ""),
-                     "build a generation that satisfies every declared requirement")
-    receipt.finish("ok" if ready else "not-ready", code)
+    done = check(home_of(args), options_from(args), reporter_for(args.json), candidate=args.candidate)
+    receipt = done.receipt
+    if done.readiness is None:
+        tell_failed(receipt, args.json)
+        return done.code
     if args.json:
         emit_json(receipt.as_written())
-        return code
-    print(render(readiness))
-    if candidate is not None:
-        print(render_candidate(candidate))
-    if receipt.path is not None:
-        say(f"receipt: {receipt.path}")
-    return code
-
-
-def judge_candidate(home: Path, args: argparse.Namespace, generation: Generation | None,
-                    readiness: Readiness) -> dict[str, Any]:
-    """The candidate's verdict from installed metadata; when unmet, whether it would resolve."""
-    from .resolve import check_candidate, resolve_with_receipt
-
-    name = args.candidate
-    verdict = readiness.verdict(name)
-    if verdict is None:
-        inputs = gather(home, flags_from(args), candidate=name)
-        check_candidate(inputs, name)
-        verdict = check(inputs, generation).verdict(name)
-    else:
-        inputs = None
-    assert verdict is not None
-    satisfied = generation is not None and not verdict.unmet
-    data: dict[str, Any] = {"name": verdict.name, "enabled": inputs is None, "ready": satisfied,
-                            "unmet": list(verdict.unmet), "would_resolve": None}
-    if not satisfied and inputs is not None:
-        sub = start_receipt("resolve", inputs, name)
-        resolved, _ = resolve_with_receipt(inputs, sub, args)
-        data["would_resolve"] = resolved == EXIT_OK
-        data["resolve_receipt"] = None if sub.path is None else str(sub.path)
-    return data
-
+        return done.code
+    if done.dry_run is not None:
+        tell_resolved(done.dry_run)  # the conflict above the verdict
+    print(render(done.readiness))
+    if done.candidate is not None:
+        print(render_candidate(done.candidate))
+    tell_receipt(receipt)
+    return done.code
 
 
 def render(readiness: Readiness) -> str:

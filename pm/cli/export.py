@@ -16,12 +16,12 @@ from .. import generations
 from ..errors import EXIT_OK, PmError
 from ..export import NIX_FUNCTION, to_nix, to_pylock, to_requirements
 from ..frozen import Basis
-from ..inputs import gather
-from ..receipt import Receipt
+from ..ops.resolve import resolve_in
+from ..ops.transaction import Transaction, transaction
 from ..resolver import Resolution
-from ._common import flags_from, home_of, start_receipt
+from ._common import home_of, options_from
 from ._output import say
-from .resolve import resolve_with_receipt
+from .resolve import tell_resolved
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -33,15 +33,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = gather(home_of(args), flags_from(args))
-    receipt = start_receipt("export", inputs)
-    if args.selected:
-        resolution, basis = _selected(receipt)
-    else:
-        code, resolved = resolve_with_receipt(inputs, receipt, args)
-        if resolved is None:
-            return code
-        resolution, basis = resolved, Basis.from_inputs(inputs)
+    txn = transaction(home_of(args), "export", _selected if args.selected else _resolved, options_from(args),
+                      lock=False)
+    exported: tuple[Resolution, Basis] | None = txn.value
+    if exported is None or txn.receipt.exit_code != EXIT_OK:
+        tell_resolved(txn.receipt)
+        return txn.receipt.exit_code
+    resolution, basis = exported
     text = {"pylock": to_pylock, "nix": to_nix}.get(args.format, lambda r, b: to_requirements(r))(resolution, basis)
     if args.output:
         Path(args.output).write_text(text)
@@ -53,17 +51,26 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _selected(receipt: Receipt) -> tuple[Resolution, Basis]:
+def _resolved(txn: Transaction) -> tuple[Resolution, Basis] | None:
+    """The current union's resolution and basis; finishes the receipt."""
+    resolution = resolve_in(txn)
+    if resolution is None:
+        return None
+    txn.finish("ok", EXIT_OK)
+    return resolution, Basis.from_inputs(txn.gathered)
+
+
+def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     """The selected generation's resolution and basis; finishes the receipt (ok)."""
     from ..records import resolution_from_json
 
-    current = generations.selected(receipt.home)
+    receipt = txn.receipt
+    current = generations.selected(txn.home)
     if current is None:
-        raise PmError(f"no generation is selected in {receipt.home}; build one with `hermes pm sync`")
+        raise PmError(f"no generation is selected in {txn.home}; build one with `hermes pm sync`")
     receipt.resolution = current.record["resolution"]
     receipt.generation = current.to_receipt(selected=True, restart_required=False)
-    receipt.extra["message"] = f"exported generation {current.id}"
-    receipt.finish("ok", EXIT_OK)
+    txn.finish("ok", EXIT_OK, f"exported generation {current.id}")
     return resolution_from_json(current.record["resolution"]), Basis.from_generation(current.record)
 
 

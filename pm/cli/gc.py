@@ -1,69 +1,31 @@
-"""``hermes pm gc`` and ``hermes pm rollback``: the only commands that drop or reselect generations.
-
-``gc`` keeps the selected generation, the previous one, and every generation a live process holds
-a lease on; it removes the rest, including folders an interrupted build left incomplete, and
-lapsed leases. ``rollback`` selects the previous generation after verifying it is intact.
-Both hold the home lock and write only under ``<home>/pm``.
-"""
+"""``hermes pm gc`` and ``hermes pm rollback`` (the operations: :mod:`pm.ops.gc`)."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from .. import generations, leases
-from ..errors import EXIT_FAILURE, EXIT_OK, PmError
-from ..lock import home_lock
-from ..receipt import Receipt
-from ..store import Store
-from ._common import add_lock_option, home_of
-from ._output import emit_json, say
+from ..errors import EXIT_OK
+from ..ops.gc import gc, rollback
+from ._common import add_lock_option, home_of, options_from
+from ._output import emit_json, failed_early, reporter_for, say, tell_failed
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_lock_option(parser)
 
 
-def keep_reasons(home: Path) -> dict[str, str]:
-    """generation id -> why gc keeps it (selected, previous, in use by pid N)."""
-    state = generations.read_state(home)
-    keep: dict[str, str] = {}
-    for pid, gid in sorted(leases.live(home).items()):
-        keep[gid] = f"in use by pid {pid}"
-    for role in ("previous", "selected"):
-        if isinstance(state.get(role), str):
-            keep[state[role]] = role
-    return keep
-
-
-def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[int]]:
-    """Remove what gc may remove; returns (removed ids, kept id -> reason, lapsed lease pids).
-    The caller holds the home lock."""
-    lapsed = leases.prune(home, store)
-    keep = keep_reasons(home)
-    on_disk = generations.all_ids(home)
-    removed = [gid for gid in on_disk if gid not in keep]
-    for gid in removed:
-        store.remove_tree(generations.root(home) / gid)
-    return removed, {gid: why for gid, why in keep.items() if gid in on_disk}, lapsed
-
-
 def run(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    store = Store.for_home(home)
-    receipt = Receipt("gc", home)
-    with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-        removed, kept, lapsed = collect(home, store)
-        receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
-        receipt.finish("ok", EXIT_OK)
+    receipt = gc(home_of(args), options_from(args), reporter_for(args.json)).receipt
+    removed, kept = receipt.extra.get("removed", []), receipt.extra.get("kept", {})
+    if failed_early(receipt, args.json):
+        return receipt.exit_code
     if args.json:
         emit_json(receipt.as_written())
-        return EXIT_OK
+        return receipt.exit_code
     say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
     for gid, why in kept.items():
         say(f"kept {gid} ({why})")
     return EXIT_OK
-
 
 
 class Rollback:
@@ -75,12 +37,11 @@ class Rollback:
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
-        home = home_of(args)
-        store = Store.for_home(home)
-        receipt = Receipt("rollback", home)
-        with home_lock(home, store, timeout=args.lock_timeout, notify=say):
-            code = rollback(home, store, receipt)
-        if args.json:
+        receipt = rollback(home_of(args), options_from(args), reporter_for(args.json)).receipt
+        code = receipt.exit_code
+        if receipt.failure is not None and receipt.failure["kind"] != "rollback":
+            tell_failed(receipt, args.json)
+        elif args.json:
             emit_json(receipt.as_written())
         elif code == EXIT_OK:
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
@@ -90,41 +51,3 @@ class Rollback:
         else:
             say(f"error: cannot roll back: {receipt.failure['message'] if receipt.failure else '?'}")
         return code
-
-
-def rollback(home: Path, store: Store, receipt: Receipt) -> int:
-    """Select the previous generation if it is intact; otherwise refuse and change nothing.
-    The caller holds the home lock; finishes the receipt."""
-    state = generations.read_state(home)
-    target = generations.previous(home)
-    if target is None:
-        gone = state.get("previous")
-        why = f"the previous generation {gone} is missing or incomplete" if gone else "there is no previous generation"
-    else:
-        damage = target.problems()
-        why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
-    if target is None or why:
-        receipt.failure = {"kind": "rollback", "message": why, "url": None}
-        receipt.step("hermes pm sync", "build a fresh generation for the current inputs instead")
-        receipt.finish("refused", EXIT_FAILURE)
-        return EXIT_FAILURE
-    generations.select(home, store, target)
-    receipt.generation = target.to_receipt(selected=True, restart_required=True)
-    receipt.extra["message"] = f"generation {target.id} is selected again (was {state.get('selected')})"
-    receipt.warnings += _unmet_after_rollback(home, target)
-    receipt.finish("ok", EXIT_OK)
-    return EXIT_OK
-
-
-def _unmet_after_rollback(home: Path, target: generations.Generation) -> list[str]:
-    """What the current selection declares that the rolled-back generation does not hold."""
-    from ..inputs import gather
-    from ..readiness import check
-    from ..settings import Flags
-
-    try:
-        readiness = check(gather(home, Flags()), target)
-    except PmError:
-        return []
-    return [f"after rollback, {v.name} is not ready: {v.reason()} (run `hermes pm sync`, or disable it)"
-            for v in readiness.verdicts if not v.ready]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..inputs import Inputs, gather, plugin_to_json
-from ._common import flags_from, home_of, start_receipt
-from ._output import emit_json, paint, table
+from ..inputs import Inputs, plugin_to_json
+from ..ops.transaction import transaction
+from ..selection import Status
+from ._common import home_of, options_from
+from ._output import emit_json, paint, table, tell_failed
 
 
 def report(inputs: Inputs) -> dict[str, Any]:
@@ -32,9 +34,11 @@ def report(inputs: Inputs) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = gather(home_of(args), flags_from(args))
-    receipt = start_receipt("scan", inputs)
-    receipt.finish("ok", 0)
+    txn = transaction(home_of(args), "scan", lambda txn: txn.finish("ok", 0), options_from(args), lock=False)
+    if txn.inputs is None:  # the primary config is unreadable
+        tell_failed(txn.receipt, args.json)
+        return txn.receipt.exit_code
+    inputs = txn.inputs
     if args.json:
         emit_json(report(inputs))
         return 0
@@ -54,7 +58,7 @@ def render(inputs: Inputs) -> str:
     ]
     rows = []
     for status in inputs.selection.plugins:
-        colour = {"member": "green", "invalid": "red", "shadowed": "yellow"}.get(status.status, "dim")
+        colour = {Status.MEMBER: "green", Status.INVALID: "red", Status.SHADOWED: "yellow"}.get(status.status, "dim")
         rows.append([status.plugin.key, status.plugin.root.source, paint(status.status, colour), status.reason])
     lines.append(table(rows, ["plugin", "source", "status", "reason"]) if rows else "no plugin roots found")
     lines += ["", f"union ({len(inputs.union.requirements)} requirements):"]

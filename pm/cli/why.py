@@ -7,10 +7,10 @@ import argparse
 from packaging.utils import canonicalize_name
 
 from ..errors import EXIT_FAILURE, EXIT_OK
-from ..inputs import gather
-from ._common import flags_from, home_of, start_receipt
-from ._output import emit_json, say
-from .resolve import resolve_with_receipt
+from ..ops.resolve import resolve
+from ._common import home_of, options_from
+from ._output import emit_json, say, tell_failed
+from .resolve import tell_resolved
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,12 +20,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     name = canonicalize_name(args.package)
-    inputs = gather(home_of(args), flags_from(args))
-    receipt = start_receipt("why", inputs)
+    done = resolve(home_of(args), options_from(args), kind="why", package=name)
+    receipt, inputs, resolution, code = done.receipt, done.inputs, done.resolution, done.code
+    if inputs is None:
+        tell_failed(receipt, args.json)
+        return code
+    if not args.json:
+        tell_resolved(receipt)
     direct = [t for t in inputs.union.requirements if canonicalize_name(t.requirement.name) == name]
     locked = [f"{n}=={v}" for n, v in inputs.core.lock if n == name]
-    receipt.extra["package"] = name
-    code, resolution = resolve_with_receipt(inputs, receipt, args)
     pin = resolution.by_name().get(name) if resolution is not None else None
     if args.json:
         emit_json({"package": name, "version": str(pin.version) if pin else None,

@@ -83,12 +83,15 @@ def open_sources(
     cache_dir: Path | str | None = None,
     timeout: float = 30.0,
     workers: int = 16,
+    tags: Iterable[str] | None = None,
 ) -> MultiSource:
     """The sources for these settings: each index URL in order, then each find-links folder.
 
     No index URLs means find-links only (``--no-index``); neither gives a source in which no
     project exists. Every index shares one on-disk :class:`Cache` at ``cache_dir`` (default:
-    :func:`default_cache_dir`). Nothing is fetched here. The caller MUST ``close()`` the result
+    :func:`default_cache_dir`). ``tags``: the target's supported wheel tags; index pages are then
+    digested for that target (see :mod:`pm.index.project`), None keeps every file. Nothing is
+    fetched here. The caller MUST ``close()`` the result
     (or use it in ``with``) to stop background fetching.
     """
     from .cache import Cache
@@ -98,7 +101,7 @@ def open_sources(
 
     cache = Cache(cache_dir)
     sources: list[Source] = [
-        SimpleIndexSource(url, cache, offline=offline, timeout=timeout, workers=workers)
+        SimpleIndexSource(url, cache, offline=offline, timeout=timeout, workers=workers, tags=tags)
         for url in dict.fromkeys(index_urls)
     ]
     sources += [FindLinksSource(_folder(folder)) for folder in dict.fromkeys(find_links)]

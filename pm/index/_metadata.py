@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import tarfile
 import zipfile
+from collections.abc import Iterable
 from email.parser import HeaderParser
 from typing import IO
 
@@ -18,22 +19,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from .base import IndexFailure, Metadata
+from .base import IndexFailure, Metadata, MetadataUnavailable
 
 _WHEEL_METADATA = re.compile(r"([^/]+)\.dist-info/METADATA")
 _SDIST_PKG_INFO = re.compile(r"[^/]+/PKG-INFO")
 #: Fields that must be static for an sdist's PKG-INFO to stand for the built wheel (PEP 643).
 _NEEDED_STATIC = frozenset({"requires-dist", "requires-python", "provides-extra"})
 
-
-class MetadataUnavailable(IndexFailure):
-    """An sdist whose dependencies are only known by building it.
-
-    Raised by ``metadata()`` for an sdist unless its PKG-INFO is Metadata-Version >= 2.2 and
-    marks none of Requires-Dist / Requires-Python / Provides-Extra as ``Dynamic`` (PEP 643).
-    Still an :class:`IndexFailure` (exit 1), so a caller that does not build sdists fails
-    cleanly; a caller that does (``pm.allow_builds``) catches it and builds.
-    """
+__all__ = ["MetadataUnavailable"]  # re-exported: defined, and public, in pm.index.base
 
 
 def _unfold(value: str) -> str:
@@ -101,6 +94,18 @@ def is_static(data: bytes, url: str) -> bool:
     return metadata_version >= Version("2.2") and not dynamic & _NEEDED_STATIC
 
 
+def metadata_entry(names: Iterable[str], project: str | None) -> str | None:
+    """Which archive entry is the wheel's ``*.dist-info/METADATA`` (None: there is none).
+
+    When several top-level ``.dist-info`` folders exist, the one named after ``project`` wins.
+    """
+    found = [(m.group(1), entry) for entry in names if (m := _WHEEL_METADATA.fullmatch(entry))]
+    if project is not None and len(found) > 1:
+        wanted = canonicalize_name(project)
+        found = [f for f in found if canonicalize_name(f[0].split("-")[0]) == wanted] or found
+    return found[0][1] if found else None
+
+
 def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = None) -> bytes:
     """The ``*.dist-info/METADATA`` bytes of a wheel (a path or a seekable binary file).
 
@@ -109,15 +114,10 @@ def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = Non
     """
     try:
         with zipfile.ZipFile(archive) as wheel:
-            found = [(m.group(1), entry) for entry in wheel.namelist()
-                     if (m := _WHEEL_METADATA.fullmatch(entry))]
-            if project is not None and len(found) > 1:
-                wanted = canonicalize_name(project)
-                found = [f for f in found
-                         if canonicalize_name(f[0].split("-")[0]) == wanted] or found
-            if not found:
+            entry = metadata_entry(wheel.namelist(), project)
+            if entry is None:
                 raise IndexFailure(url, "wheel has no *.dist-info/METADATA")
-            return wheel.read(found[0][1])
+            return wheel.read(entry)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise IndexFailure(url, f"not a readable wheel (zip): {exc}") from None
 

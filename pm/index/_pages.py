@@ -1,6 +1,8 @@
-"""Project pages of a simple repository: PEP 691 JSON and PEP 503 HTML into :class:`FileLink`.
+"""Project pages of a simple repository: PEP 691 JSON and PEP 503 HTML into plain entries.
 
-Pure functions: page bytes and the page's final URL in, links out. Relative file URLs are
+Pure functions: page bytes and the page's final URL in, entries (:data:`~pm.index.project.Entry`)
+or links out. Entries are cheap (no URL joining, no name or specifier parsing) so a page of
+thousands of files costs little until a version is asked for (see :mod:`pm.index.project`). Relative file URLs are
 resolved against the page URL (or an HTML ``<base href>``); files whose names are neither a
 wheel nor an sdist name are skipped; a page that cannot be parsed at all raises
 :class:`IndexFailure` naming the page URL.
@@ -9,14 +11,12 @@ wheel nor an sdist name are skipped; a page that cannot be parsed at all raises
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from .base import FileLink, IndexFailure
+from .project import Digest, Entry, absolute, link_of
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
 ACCEPT = ("application/vnd.pypi.simple.v1+json, "
@@ -24,21 +24,27 @@ ACCEPT = ("application/vnd.pypi.simple.v1+json, "
 
 
 def parse_page(body: bytes, content_type: str, page_url: str, source: str) -> tuple[FileLink, ...]:
-    """Links of a project page, by its Content-Type (PEP 691 JSON, else HTML)."""
+    """Links of a project page, by its Content-Type (PEP 691 JSON, else HTML), every file kept."""
+    built = (link_of(absolute(e, page_url), source) for e in page_entries(body, content_type, page_url))
+    return tuple(link for link in built if link is not None)
+
+
+def page_entries(body: bytes, content_type: str, page_url: str) -> list[Entry]:
+    """The files of a project page as plain entries (URLs possibly relative to the page)."""
     media = content_type.split(";", 1)[0].strip().lower()
     if media in JSON_TYPES:
-        return parse_json(body, page_url, source)
-    return parse_html(body, page_url, source)
+        return json_entries(body, page_url)
+    return html_entries(body, page_url)
 
 
-def _upload_time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+    """PEP 691 page into links (every file kept; see :func:`json_entries`)."""
+    return parse_page(body, JSON_TYPES[0], page_url, source)
+
+
+def parse_html(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+    """PEP 503 page into links (every file kept; see :func:`html_entries`)."""
+    return parse_page(body, "text/html", page_url, source)
 
 
 def _json_metadata(entry: dict[str, Any]) -> str | None:
@@ -56,20 +62,23 @@ def _json_yanked(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _specifier_or_none(value: object) -> str | None:
-    """An index's Requires-Python when it parses; an unparsable one is dropped (as pip does): the
-    file's own metadata still carries its Requires-Python, which the resolver checks."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        SpecifierSet(value)
-    except InvalidSpecifier:
-        return None
-    return value.strip()
+def page_digest(body: bytes, content_type: str, page_url: str, tags: frozenset[str] | None) -> Digest:
+    """What a project page means for a target with ``tags`` (see :class:`~pm.index.project.Digest`);
+    a JSON page's files are turned into entries only when kept."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media in JSON_TYPES:
+        return Digest.build_from(json_items(body, page_url), _json_entry, page_url, tags)
+    return Digest.build(html_entries(body, page_url), page_url, tags)
 
 
-def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+def json_entries(body: bytes, page_url: str) -> list[Entry]:
     """PEP 691: ``files[]`` with url, hashes, requires-python, yanked, core-metadata, size…"""
+    return [_json_entry(item) for _, item in json_items(body, page_url)]
+
+
+def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
+    """The ``files[]`` of a PEP 691 page as (file name, entry), checked: a page whose files name a
+    path or lack a URL is no valid page."""
     try:
         page = json.loads(body)
         version = str(page.get("meta", {}).get("api-version", "1.0"))
@@ -80,33 +89,29 @@ def parse_json(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
     if not isinstance(files, list):
         raise IndexFailure(page_url, f"invalid PEP 691 JSON page ('files' is a {type(files).__name__}, not a list)")
-    entries = [e for e in files if isinstance(e, dict)]
-    links = (_json_link(entry, page_url, source) for entry in entries)
-    return tuple(link for link in links if link is not None)
+    items = []
+    for item in files:
+        filename = item.get("filename") if isinstance(item, dict) else None
+        if not isinstance(filename, str):
+            continue
+        if "/" in filename or "\\" in filename:
+            raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
+        url = item.get("url")
+        if not isinstance(url, str) or not url.strip():
+            raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
+        items.append((filename, item))
+    return items
 
 
-def _json_link(entry: dict[str, Any], page_url: str, source: str) -> FileLink | None:
-    filename, hashes, url = entry.get("filename"), entry.get("hashes"), entry.get("url")
-    if not isinstance(filename, str):
-        return None
-    if "/" in filename or "\\" in filename:
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
-    if not isinstance(url, str) or not url.strip():
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
+def _json_entry(item: dict[str, Any]) -> Entry:
+    filename, hashes, url = item["filename"], item.get("hashes"), item["url"]
     sha = hashes.get("sha256") if isinstance(hashes, dict) else None
-    size, requires_python = entry.get("size"), entry.get("requires-python")
-    requires_python = _specifier_or_none(requires_python)
-    return FileLink.parse(
-        filename,
-        urldefrag(urljoin(page_url, url))[0],
-        sha256=sha.lower() if isinstance(sha, str) and sha else None,
-        size=size if isinstance(size, int) else None,
-        requires_python=requires_python,
-        yanked=_json_yanked(entry.get("yanked")),
-        upload_time=_upload_time(entry.get("upload-time")),
-        metadata_sha256=_json_metadata(entry),
-        source=source,
-    )
+    size, requires_python, uploaded = item.get("size"), item.get("requires-python"), item.get("upload-time")
+    return (filename, url, sha.lower() if isinstance(sha, str) and sha else None,
+            size if isinstance(size, int) and not isinstance(size, bool) else None,
+            requires_python if isinstance(requires_python, str) else None,
+            _json_yanked(item.get("yanked")), uploaded if isinstance(uploaded, str) else None,
+            _json_metadata(item))
 
 
 class _Anchors(HTMLParser):
@@ -143,7 +148,7 @@ def _html_metadata(attrs: dict[str, str | None]) -> str | None:
     return digest.lower() if algorithm.lower() == "sha256" and digest else ""
 
 
-def parse_html(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
+def html_entries(body: bytes, page_url: str) -> list[Entry]:
     """PEP 503: anchors with ``#sha256=`` fragments and ``data-*`` attributes (PEP 592/658/714)."""
     parser = _Anchors()
     try:
@@ -152,25 +157,15 @@ def parse_html(body: bytes, page_url: str, source: str) -> tuple[FileLink, ...]:
     except AssertionError as exc:  # html.parser's way of giving up
         raise IndexFailure(page_url, f"unparsable HTML page ({exc})") from None
     base = urljoin(page_url, parser.base) if parser.base else page_url
-    links: list[FileLink] = []
+    entries: list[Entry] = []
     for attrs, text in parser.anchors:
         href = attrs.get("href")
         if not href:
             continue
         url, fragment = urldefrag(urljoin(base, href))
         algorithm, _, digest = fragment.partition("=")
-        filename = url.rsplit("/", 1)[-1] or "".join(text).strip()
-        requires_python = _specifier_or_none(attrs.get("data-requires-python"))
-        link = FileLink.parse(
-            unquote(filename),
-            url,
-            sha256=digest.lower() if algorithm == "sha256" and digest else None,
-            requires_python=requires_python,
-            yanked=attrs.get("data-yanked"),
-            metadata_sha256=_html_metadata(attrs),
-            source=source,
-        )
-        if link is not None:
-            links.append(link)
-    return tuple(links)
-
+        filename = unquote(url.rsplit("/", 1)[-1] or "".join(text).strip())
+        entries.append((filename, url, digest.lower() if algorithm == "sha256" and digest else None, None,
+                        attrs.get("data-requires-python"), attrs.get("data-yanked"), None,
+                        _html_metadata(attrs)))
+    return entries

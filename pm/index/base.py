@@ -8,7 +8,9 @@ fake. Sources do I/O; the resolver core never does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -38,6 +40,41 @@ class IndexFailure(PmError):
         self.url = url
         self.detail = detail
         super().__init__(f"{url}: {detail}")
+
+
+class MetadataUnavailable(IndexFailure):
+    """An sdist whose dependencies are only known by building it.
+
+    Raised by ``metadata()`` for an sdist unless its PKG-INFO is Metadata-Version >= 2.2 and
+    marks none of Requires-Dist / Requires-Python / Provides-Extra as ``Dynamic`` (PEP 643).
+    Still an :class:`IndexFailure` (exit 1), so a caller that does not build sdists fails
+    cleanly; a caller that does (``pm.allow_builds``) catches it and builds.
+    """
+
+
+class LookAheadSkipped(IndexFailure):
+    """A look-ahead fetch declined to download a whole file over a size bound (its server would
+    not answer byte ranges). Never a verdict: the resolver's own ``metadata()`` call fetches it."""
+
+
+_AHEAD = threading.local()
+
+
+@contextmanager
+def looking_ahead() -> Iterator[None]:
+    """Marks the fetches made on this thread inside the block as look-ahead (background guesses):
+    a source may then refuse costly ones with :class:`LookAheadSkipped`."""
+    before = getattr(_AHEAD, "on", False)
+    _AHEAD.on = True
+    try:
+        yield
+    finally:
+        _AHEAD.on = before
+
+
+def is_looking_ahead() -> bool:
+    """Whether this thread is inside :func:`looking_ahead`."""
+    return bool(getattr(_AHEAD, "on", False))
 
 
 @dataclass(frozen=True)
@@ -99,6 +136,9 @@ class Metadata:
     requires_dist: tuple[Requirement, ...] = ()
     requires_python: SpecifierSet | None = None
     provides_extra: frozenset[NormalizedName] = frozenset()
+    #: True when no hash vouches for these bytes (read by HTTP range requests out of the wheel):
+    #: the build then checks the installed wheel's metadata against it.
+    unverified: bool = field(default=False, compare=False)
 
 
 class Source(Protocol):

@@ -16,7 +16,7 @@ import ssl
 import threading
 import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from http import HTTPStatus
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
@@ -42,6 +42,17 @@ class Sink(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
 
+class BodyTooLarge(IndexFailure):
+    """A 200 answer larger than the caller's ``limit`` (``size`` None: length not given); unread."""
+
+    def __init__(self, url: str, size: int | None, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        shown = f"{size} bytes" if size is not None else "of unknown length"
+        super().__init__(url, f"the whole file ({shown}) came instead of a byte range; "
+                              f"not read (limit {limit} bytes)")
+
+
 class Response(NamedTuple):
     """One final answer: ``headers`` keys are lower case; ``url`` is after redirects."""
 
@@ -51,9 +62,11 @@ class Response(NamedTuple):
     url: str
 
 
-def make_pool(workers: int = DEFAULT_WORKERS) -> ThreadPoolExecutor:
-    """The pool a source fetches on in the background."""
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hermes-pm-fetch")
+def make_pool(workers: int = DEFAULT_WORKERS) -> Executor:
+    """The pool a source fetches on in the background (daemon threads: see :mod:`._pool`)."""
+    from ._pool import DaemonPool
+
+    return DaemonPool(workers, "hermes-pm-fetch")
 
 
 class HttpClient:
@@ -94,12 +107,15 @@ class HttpClient:
         return {"Authorization": header} if header else {}
 
     def get(self, url: str, *, headers: Mapping[str, str] | None = None,
-            ok: Collection[int] = (200,), sink: Sink | None = None) -> Response:
+            ok: Collection[int] = (200,), sink: Sink | None = None,
+            limit: int | None = None) -> Response:
         """GET ``url`` following up to ``max_redirects`` redirects.
 
         With ``sink``, a 200 body is streamed into it (gzip decoded) and ``body`` is empty, so a
         large file never sits in memory. A status outside ``ok`` raises ``IndexFailure(url, "HTTP
-        <status> <reason>")`` naming the final URL.
+        <status> <reason>")`` naming the final URL. With ``limit``, a 200 answer whose
+        Content-Length is larger (or absent) is not read at all: :class:`BodyTooLarge` (for a
+        ``Range`` request that the server answered with the whole file).
         """
         sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
         current = url
@@ -111,6 +127,8 @@ class HttpClient:
                 self._read(response, current, None, None)
                 current = urljoin(current, found["location"])
                 continue
+            if status == 200 and limit is not None:
+                self._refuse_large(response, current, found, limit)
             target = sink if status == 200 else None
             body = self._read(response, current, target, found.get("content-encoding"))
             if status not in ok:
@@ -127,6 +145,23 @@ class HttpClient:
             connection.close()
 
     # -- internals --------------------------------------------------------------------------------
+
+    def _refuse_large(self, response: http.client.HTTPResponse, url: str, headers: Mapping[str, str],
+                      limit: int) -> None:
+        """Raise :class:`BodyTooLarge` unless the 200 body is known to fit in ``limit`` bytes;
+        the unread body makes the connection unusable, so it is closed (the next request opens
+        a fresh one)."""
+        length = headers.get("content-length", "")
+        size = int(length) if length.isdigit() else None
+        if size is not None and size <= limit:
+            return
+        response.close()
+        parts = urlsplit(url)
+        connections = self._local.__dict__.get("connections", {})
+        connection = connections.get((parts.scheme, parts.hostname, parts.port))
+        if connection is not None:
+            connection.close()
+        raise BodyTooLarge(redact(url), size, limit)
 
     def _connection(self, scheme: str, host: str, port: int | None,
                     url: str) -> http.client.HTTPConnection:

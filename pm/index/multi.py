@@ -1,8 +1,9 @@
 """Several sources seen as one: indexes and find-links folders together.
 
-Links are merged in source order (the first source's files first); a file whose *filename* was
+Files are merged in source order (the first source's files first); a file whose *filename* was
 already offered by an earlier source is dropped, so the earlier source wins for that exact file.
-``metadata`` goes to the source that offered the link; prefetches fan out to every source.
+``metadata`` goes to the source that offered the link (by its label); prefetches fan out to
+every source.
 """
 
 from __future__ import annotations
@@ -13,20 +14,31 @@ from collections.abc import Iterable, Sequence
 from packaging.utils import NormalizedName, canonicalize_name
 
 from .base import FileLink, IndexFailure, Metadata, Source
+from .project import Project
+
+
+def project_of(source: Source, name: NormalizedName) -> Project:
+    """``source.project(name)`` when the source groups its own files, else built from its links."""
+    project = getattr(source, "project", None)
+    if callable(project):
+        found: Project = project(name)
+        return found
+    return Project.from_links(name, source.links(name))
 
 
 class MultiSource:
     """Merges ``sources`` (a sequence of :class:`Source`; may be empty: nothing exists).
 
-    Contract: thread-safe; ``links`` asks every source (after starting all of their fetches, so
-    indexes answer in parallel) and fails with the first source's :class:`IndexFailure`, so a dead
-    index is never mistaken for a missing project. Cost: one ``links`` per source.
+    Contract: thread-safe; ``project`` asks every source (after starting all of their fetches, so
+    indexes answer in parallel), merges once per name and remembers it, and fails with the first
+    source's :class:`IndexFailure`, so a dead index is never mistaken for a missing project.
     """
 
     def __init__(self, sources: Sequence[Source]) -> None:
         self.sources = tuple(sources)
         self._lock = threading.Lock()
-        self._owners: dict[FileLink, Source] = {}
+        self._projects: dict[NormalizedName, Project] = {}
+        self._by_label = {getattr(s, "label", None): s for s in reversed(self.sources)}
 
     def __enter__(self) -> MultiSource:
         return self
@@ -41,30 +53,25 @@ class MultiSource:
             if callable(close):
                 close()
 
-    def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
+    def project(self, name: NormalizedName) -> Project:
         key = canonicalize_name(name)
+        with self._lock:
+            found = self._projects.get(key)
+        if found is not None:
+            return found
         if len(self.sources) > 1:
             for source in self.sources:
                 source.prefetch([key])
-        merged: list[FileLink] = []
-        seen: set[str] = set()
-        owners: dict[FileLink, Source] = {}
-        for source in self.sources:
-            for link in source.links(key):
-                if link.filename not in seen:
-                    seen.add(link.filename)
-                    merged.append(link)
-                    owners[link] = source
+        merged = Project.merged(key, [project_of(source, key) for source in self.sources]) \
+            if self.sources else Project(key, (), lambda version: ())
         with self._lock:
-            self._owners.update(owners)
-        return tuple(merged)
+            return self._projects.setdefault(key, merged)
+
+    def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
+        return self.project(name).all_files()
 
     def metadata(self, link: FileLink) -> Metadata:
-        with self._lock:
-            owner = self._owners.get(link)
-        if owner is None:
-            labelled = (s for s in self.sources if getattr(s, "label", None) == link.source)
-            owner = next(labelled, None)
+        owner = self._by_label.get(link.source)
         if owner is None:
             raise IndexFailure(link.url, "no configured source offered this file")
         return owner.metadata(link)
@@ -76,10 +83,29 @@ class MultiSource:
 
     def prefetch_metadata(self, links: Iterable[FileLink]) -> None:
         by_owner: dict[int, tuple[Source, list[FileLink]]] = {}
-        with self._lock:
-            for link in links:
-                owner = self._owners.get(link)
-                if owner is not None:
-                    by_owner.setdefault(id(owner), (owner, []))[1].append(link)
+        for link in links:
+            owner = self._by_label.get(link.source)
+            if owner is not None:
+                by_owner.setdefault(id(owner), (owner, []))[1].append(link)
         for owner, owned in by_owner.values():
             owner.prefetch_metadata(owned)
+
+    def _page_owner(self, url: str) -> Source | None:
+        owners = [s for s in self.sources if url.startswith(getattr(s, "index_url", "\0"))]
+        return max(owners, key=lambda s: len(getattr(s, "index_url")), default=None)
+
+    def page_current(self, url: str, status: int, body_sha256: str) -> bool | None:
+        """See :meth:`SimpleIndexSource.page_current`; False for a page no configured index serves."""
+        owner = self._page_owner(url)
+        return False if owner is None else owner.page_current(url, status, body_sha256)  # type: ignore[attr-defined]
+
+    def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
+        owner = self._page_owner(url)
+        return owner is not None and owner.unchanged(url, status, body_sha256)  # type: ignore[attr-defined]
+
+    def pages_read(self) -> dict[str, tuple[int, str]]:
+        """Every index page read so far, URL -> (status, body sha256), across sources."""
+        found: dict[str, tuple[int, str]] = {}
+        for source in self.sources:
+            found.update(getattr(source, "pages_read", {}))
+        return found

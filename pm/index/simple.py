@@ -3,7 +3,9 @@
 Project pages go through the on-disk :class:`~pm.index.cache.Cache` (revalidated with ETag /
 Last-Modified, skipped while Cache-Control max-age holds); core metadata comes from PEP 658/714
 ``.metadata`` files when the index serves them (verified against the advertised sha256), else
-from the wheel itself (verified against the file's sha256), and is cached by hash.
+from the wheel itself: by HTTP range requests on its zip directory (:mod:`pm.index._ranges`; no
+hash covers those bytes, so the metadata is marked ``unverified`` and the build re-checks it
+against the installed wheel), else whole (verified against the file's sha256); cached by hash.
 
 Sdists: their PKG-INFO stands for the metadata only when it is static (Metadata-Version >= 2.2,
 no ``Dynamic`` dependencies, PEP 643); otherwise :meth:`SimpleIndexSource.metadata` raises
@@ -15,36 +17,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import tempfile
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
-from typing import IO
+from concurrent.futures import Executor
+from dataclasses import replace
 from urllib.parse import urldefrag
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ._metadata import archive_metadata, parse_metadata, require_static
-from ._pages import ACCEPT, parse_page
-from .base import FileLink, IndexFailure, Metadata
-from .cache import Cache, CachedPage, max_age
+from ._metadata import parse_metadata, require_static
+from ._pages import ACCEPT, page_digest
+from ._ranges import file_metadata
+from .base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
+from .cache import Cache, PageHeader, max_age
 from .http import DEFAULT_TIMEOUT, DEFAULT_WORKERS, HttpClient, InFlight, make_pool
+from .project import Digest, Project, tags_key
 
 OFFLINE_MISS = "not in the cache and --offline was given"
-#: Downloaded files up to this size stay in memory; larger ones spill to a temporary file.
-_SPOOL = 16 << 20
-
-
-class _HashingSink:
-    """Writes through to ``file`` while computing the sha256 of what went by."""
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self.file = file
-        self.hash = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        return self.file.write(data)
 
 
 def _verify(url: str, expected: str | None, actual: str) -> None:
@@ -69,9 +58,10 @@ class SimpleIndexSource:
         *,
         offline: bool = False,
         client: HttpClient | None = None,
-        executor: ThreadPoolExecutor | None = None,
+        executor: Executor | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         workers: int = DEFAULT_WORKERS,
+        tags: Iterable[str] | None = None,
     ) -> None:
         self._own_client, self._own_pool = client is None, executor is None
         self.client = client if client is not None else HttpClient(timeout=timeout)
@@ -81,8 +71,12 @@ class SimpleIndexSource:
         self.cache = cache
         self.offline = offline
         self._pool = executor if executor is not None else make_pool(workers)
-        self._links: InFlight[NormalizedName, tuple[FileLink, ...]] = InFlight(self._pool)
+        self.tags = frozenset(tags) if tags is not None else None
+        self._tags_key = tags_key(self.tags)
+        self._projects: InFlight[NormalizedName, Project] = InFlight(self._pool)
         self._metadata: InFlight[FileLink, Metadata] = InFlight(self._pool)
+        #: Every page read, URL -> (status, body sha256): what a reused resolution depends on.
+        self.pages_read: dict[str, tuple[int, str]] = {}
 
     def __enter__(self) -> SimpleIndexSource:
         return self
@@ -102,40 +96,96 @@ class SimpleIndexSource:
 
     # -- the Source interface ---------------------------------------------------------------------
 
-    def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
-        """Files of ``name`` (``()`` on 404). Costs one request when not cached/fresh."""
+    def project(self, name: NormalizedName) -> Project:
+        """Files of ``name`` by version (empty on 404). Costs one request when not cached/fresh."""
         key = canonicalize_name(name)
-        return self._links.get(key, lambda: self._fetch_links(key))
+        return self._projects.get(key, lambda: self._fetch_project(key))
+
+    def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
+        """Every file of ``name`` (``()`` on 404)."""
+        return self.project(name).all_files()
 
     def metadata(self, link: FileLink) -> Metadata:
-        """Core metadata of ``link``: cache, else ``.metadata`` file, else the file itself."""
-        return self._metadata.get(link, lambda: self._fetch_metadata(link))
+        """Core metadata of ``link``: cache, else ``.metadata`` file, else the file itself (by
+        range requests when the server answers them, else whole)."""
+        for _ in range(3):
+            try:
+                return self._metadata.get(link, lambda: self._fetch_metadata(link))
+            except LookAheadSkipped:
+                if is_looking_ahead():
+                    raise
+                # A look-ahead we joined declined the whole download; ask again as ourselves.
+        return self._fetch_metadata(link)
 
     def prefetch(self, names: Iterable[NormalizedName]) -> None:
         for name in names:
             key = canonicalize_name(name)
-            self._links.submit(key, functools.partial(self._fetch_links, key))
+            self._projects.submit(key, functools.partial(self._fetch_project, key))
 
     def prefetch_metadata(self, links: Iterable[FileLink]) -> None:
         for link in links:
-            self._metadata.submit(link, functools.partial(self._fetch_metadata, link))
+            self._metadata.submit(link, functools.partial(self._fetch_metadata, link, ahead=True))
+
+    def page_current(self, url: str, status: int, body_sha256: str) -> bool | None:
+        """Whether the page at ``url`` still has this status and body, when the cache alone can
+        tell (a fresh copy, or offline); None when only a request can."""
+        header = self.cache.get_header(url) if self.cache is not None else None
+        if header is None:
+            return False if self.offline else None
+        if (header.status, header.body_sha256) != (status, body_sha256):
+            return False  # the newest copy anyone fetched differs
+        return True if self.offline or header.is_fresh() else None
+
+    def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
+        """Whether the page at ``url`` still has this status and body (a fresh copy counts without
+        asking; else one conditional request). For reusing a resolution (:mod:`pm.index.reuse`)."""
+        header, _ = self._page(url)
+        return (header.status, header.body_sha256) == (status, body_sha256)
 
     # -- project pages ----------------------------------------------------------------------------
 
-    def _fetch_links(self, name: NormalizedName) -> tuple[FileLink, ...]:
-        page = self._page(self.project_url(name))
-        if page.status == 404:
-            return ()
-        return parse_page(page.body, page.content_type, page.final_url, self.label)
+    def _fetch_project(self, name: NormalizedName) -> Project:
+        url = self.project_url(name)
+        header, body = self._page(url)
+        self.pages_read[url] = (header.status, header.body_sha256)
+        if header.status == 404:
+            return Project(name, (), lambda version: ())
+        return Project.from_digest(name, self._digest(header, body), self.label)
 
-    def _page(self, url: str) -> CachedPage:
-        cached = self.cache.get_page(url) if self.cache is not None else None
+    def _digest(self, header: PageHeader, body: bytes | None) -> Digest:
+        """What the page means for this source's target: from the cache when this body was digested
+        before (whatever its URL), else parsed once and stored."""
+        key = hashlib.sha256(f"{header.body_sha256}|{header.final_url}|{header.content_type}|"
+                             f"{self._tags_key}".encode()).hexdigest()
+        if self.cache is not None and (stored := self.cache.get_digest(key)) is not None:
+            try:
+                return Digest.from_bytes(stored)
+            except ValueError:
+                pass  # a damaged entry is a miss
+        if body is None:
+            body = self.cache.get_body(header.body_sha256) if self.cache is not None else None
+        if body is None:
+            if self.offline:
+                raise IndexFailure(header.url, OFFLINE_MISS)
+            header, body = self._download(header.url, None)  # unconditional: a 200 or 404 with a body
+        digest = page_digest(body or b"", header.content_type, header.final_url, self.tags)
+        if self.cache is not None:
+            self.cache.put_digest(key, digest.to_bytes())
+        return digest
+
+    def _page(self, url: str) -> tuple[PageHeader, bytes | None]:
+        """The page's header, and its body when it was downloaded now (None: the cached body holds)."""
+        cached = self.cache.get_header(url) if self.cache is not None else None
         if self.offline:
             if cached is None:
                 raise IndexFailure(url, OFFLINE_MISS)
-            return cached
+            return cached, None
         if cached is not None and cached.is_fresh():
-            return cached
+            return cached, None
+        return self._download(url, cached)
+
+    def _download(self, url: str, cached: PageHeader | None) -> tuple[PageHeader, bytes | None]:
+        """GET the page (conditional when ``cached`` has validators); store what changed."""
         headers = {"Accept": ACCEPT}
         if cached is not None and cached.status == 200:
             if cached.etag:
@@ -146,59 +196,61 @@ class SimpleIndexSource:
         if response.status == 304:
             if cached is None or cached.status != 200:
                 raise IndexFailure(url, "HTTP 304 Not Modified for a page not in the cache")
-            page = cached.revalidated(response.headers)
-            if page.max_age == 0 and (page.etag, page.last_modified) == (
-                    cached.etag, cached.last_modified):
-                return page  # nothing worth rewriting
+            header, body = cached.revalidated(response.headers), None
         else:
             found = response.headers
-            page = CachedPage(
-                url, response.url, response.status, found.get("content-type", ""),
-                response.body if response.status == 200 else b"",
-                found.get("etag"), found.get("last-modified"),
-                max_age(found.get("cache-control")), time.time())
-        if self.cache is not None:
-            self.cache.put_page(page)
-        return page
+            body = response.body if response.status == 200 else b""
+            header = PageHeader(url, response.url, response.status, found.get("content-type", ""),
+                                hashlib.sha256(body).hexdigest(), found.get("etag"),
+                                found.get("last-modified"), max_age(found.get("cache-control")), time.time())
+        if self.cache is not None and not header.same_as(cached):
+            if body is not None:
+                self.cache.put_body(body)  # once per body: an existing file is kept
+            self.cache.put_header(header)
+        return header, body
 
     # -- metadata ---------------------------------------------------------------------------------
 
-    def _fetch_metadata(self, link: FileLink) -> Metadata:
+    def _fetch_metadata(self, link: FileLink, *, ahead: bool = False) -> Metadata:
         url = urldefrag(link.url)[0]
         if link.metadata_sha256 is not None:
             url = f"{url}.metadata"
-        data = self._cached_metadata(link)
+        data, unverified = self._cached_metadata(link)
         if data is None:
             if self.offline:
                 raise IndexFailure(url, OFFLINE_MISS)
-            data = self._download_metadata(link, url)
+            data, unverified = self._download_metadata(link, url, ahead or is_looking_ahead())
         if not link.is_wheel:
             require_static(data, url)
-        return parse_metadata(data, url)
+        metadata = parse_metadata(data, url)
+        return replace(metadata, unverified=True) if unverified else metadata
 
-    def _cached_metadata(self, link: FileLink) -> bytes | None:
+    def _cached_metadata(self, link: FileLink) -> tuple[bytes | None, bool]:
+        """Cached metadata, and whether it is unverified (read by range, not hash-checked)."""
         if self.cache is None:
-            return None
+            return None, False
         data = self.cache.get_metadata(link.metadata_sha256) if link.metadata_sha256 else None
         if data is None and link.sha256:
             data = self.cache.get_file_metadata(link.sha256)
-        return data
+            if data is None and (data := self.cache.get_range_metadata(link.sha256)) is not None:
+                return data, True
+        return data, False
 
-    def _download_metadata(self, link: FileLink, url: str) -> bytes:
-        """From the ``.metadata`` file when served, else out of the downloaded file; stored."""
+    def _download_metadata(self, link: FileLink, url: str, ahead: bool) -> tuple[bytes, bool]:
+        """From the ``.metadata`` file when served, else out of the file (by ranges, else whole);
+        stored. The flag is True for metadata read by range (no hash covers it)."""
         if link.metadata_sha256 is not None:
             data = self.client.get(url).body
             _verify(url, link.metadata_sha256, hashlib.sha256(data).hexdigest())
         else:
-            with tempfile.SpooledTemporaryFile(max_size=_SPOOL) as spool:
-                sink = _HashingSink(spool)
-                self.client.get(url, sink=sink)
-                _verify(url, link.sha256, sink.hash.hexdigest())
-                spool.seek(0)
-                data = archive_metadata(spool, link.filename, url)
+            data, by_range = file_metadata(self.client, link, url, ahead=ahead)
+            if by_range:
+                if self.cache is not None and link.sha256:
+                    self.cache.put_range_metadata(link.sha256, data)
+                return data, True
         if self.cache is not None:
             if link.sha256:
                 self.cache.put_file_metadata(link.sha256, data)
             else:
                 self.cache.put_metadata(data)
-        return data
+        return data, False

@@ -159,7 +159,7 @@ def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple
     if key == PYTHON:
         return "requires-python", (), reqs
     name = reqs[0].name
-    links = list(provider.source.links(name))
+    links = list(provider.project(name).all_files())
     if not links:
         return "missing", (), reqs
     matching = [link for link in links if all(r.specifier.contains(link.version, prereleases=True) for r in reqs)]
@@ -254,7 +254,7 @@ def _narrows(req: Req, provider: Provider) -> bool:
     """Whether ``req`` excludes some listed version of its package (data already fetched)."""
     if req.name == PYTHON:
         return False
-    return any(not req.specifier.contains(link.version, prereleases=True) for link in provider.source.links(req.name))
+    return any(not req.specifier.contains(v, prereleases=True) for v in provider.project(req.name).versions)
 
 
 def _plugins_to_blame(findings: list[Finding], candidate: str | None) -> list[str]:

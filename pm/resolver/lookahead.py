@@ -6,6 +6,7 @@ import queue
 import threading
 from typing import TYPE_CHECKING
 
+from ..index.base import looking_ahead
 from .model import Req
 
 if TYPE_CHECKING:
@@ -54,9 +55,10 @@ class LookAhead:
                 self._queue.put(None)
 
     def _work(self) -> None:
-        while (req := self._queue.get()) is not None:
-            if not self._stopped:
-                self._crawl(req)
+        with looking_ahead():  # sources may decline costly guesses (a whole wheel over a bound)
+            while (req := self._queue.get()) is not None:
+                if not self._stopped:
+                    self._crawl(req)
 
     def _crawl(self, req: Req) -> None:
         provider = self._provider

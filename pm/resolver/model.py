@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
-from ..index.base import FileLink
+from ..index.base import FileLink, Metadata
 from ..union import Origin
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
@@ -115,6 +115,9 @@ class Pin:
     required_by: tuple[Origin, ...] = ()
     parents: tuple[Parent, ...] = ()
     dependencies: tuple[NormalizedName, ...] = field(default=())
+    #: The core metadata the resolution used, kept when no hash vouched for it (read by range
+    #: requests): the build checks the installed wheel's Requires-Dist/Requires-Python against it.
+    unverified: Metadata | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,14 @@ from resolvelib import AbstractProvider
 
 from ..index._metadata import MetadataUnavailable
 from ..index.base import FileLink, IndexFailure, Metadata, Source
+from ..index.multi import project_of
+from ..index.project import Project
 from ..target import Target
 from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
 #: How many of the best candidates of a project get their metadata prefetched.
-_PREFETCH_CANDIDATES = 2
+_PREFETCH_CANDIDATES = 1
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 
@@ -61,6 +63,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._metadata: dict[FileLink, Metadata] = {}
         self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
         self._python_fits: dict[str, bool] = {}
+        self._ranks: dict[str, int | None] = {}
+        self._projects: dict[NormalizedName, Project] = {}
+        self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
+        self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
         self._lookahead = LookAhead(self)
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
@@ -201,8 +207,11 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
 
     def tag_rank(self, link: FileLink) -> int | None:
         """Rank of a wheel's best tag for the target (lower is better), None if incompatible."""
-        ranks = [self._tag_rank[str(t)] for t in link.tags if str(t) in self._tag_rank]
-        return min(ranks) if ranks else None
+        rank = self._ranks.get(link.filename, -1)
+        if rank == -1:
+            ranks = [self._tag_rank[str(t)] for t in link.tags if str(t) in self._tag_rank]
+            rank = self._ranks[link.filename] = min(ranks) if ranks else None
+        return rank
 
     def file_problem(self, link: FileLink, pinned: bool) -> str | None:
         """Why ``link`` cannot be used on the target under the policy (one of :data:`PROBLEMS`).
@@ -236,20 +245,40 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def best_files(self, name: NormalizedName, reqs: Iterable[Req]) -> list[tuple[Version, FileLink]]:
         """(version, best file) for every version allowed by ``reqs``, newest first.
 
-        Yanked files count only when a requirement pins their version with ``==``.
+        Yanked files count only when a requirement pins their version with ``==``. Remembered per
+        set of specifiers: resolvelib asks the same question again on every backtrack. Only the
+        versions the specifiers allow have their files built and judged (see
+        :class:`~pm.index.project.Project`).
         """
         reqs = list(reqs)
         pinned = any(r.is_exact_pin for r in reqs)
-        by_version: dict[Version, FileLink] = {}
-        for link in self.source.links(name):
-            if self.file_problem(link, pinned) is not None:
-                continue
-            current = by_version.get(link.version)
-            if current is None or self._file_order(link) < self._file_order(current):
-                by_version[link.version] = link
-        versions = [v for v in by_version if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
-        versions = self._apply_prerelease_rule(versions, reqs)
-        return [(version, by_version[version]) for version in sorted(versions, reverse=True)]
+        key = (name, pinned, frozenset(str(r.specifier) for r in reqs))
+        found = self._best.get(key)
+        if found is None:
+            project = self.project(name)
+            versions = [v for v in project.versions if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+            usable = [(v, link) for v in versions if (link := self._best_file(project, v, pinned)) is not None]
+            allowed = set(self._apply_prerelease_rule([v for v, _ in usable], reqs))
+            found = self._best[key] = [(v, link) for v, link in usable if v in allowed]
+        return list(found)
+
+    def project(self, name: NormalizedName) -> Project:
+        """The project's files by version, from the source (once per resolution)."""
+        found = self._projects.get(name)
+        if found is None:
+            found = self._projects[name] = project_of(self.source, name)
+        return found
+
+    def _best_file(self, project: Project, version: Version, pinned: bool) -> FileLink | None:
+        key = (project.name, version, pinned)
+        if key not in self._best_file_of:
+            best = None
+            for link in project.files(version):
+                if self.file_problem(link, pinned) is None and (
+                        best is None or self._file_order(link) < self._file_order(best)):
+                    best = link
+            self._best_file_of[key] = best
+        return self._best_file_of[key]
 
     def _file_order(self, link: FileLink) -> tuple[int, int]:
         """Prefer non-yanked files, then wheels by tag rank, then sdists."""

@@ -3,6 +3,7 @@
 - :mod:`pm.testing.wheels` — deterministic wheels and sdists, and a data-driven builder.
 - :mod:`pm.testing.index` — :class:`LocalIndex`, a PEP 503/691/658 simple repository on 127.0.0.1
   (header presets of real indexes, bytes sent).
+- :mod:`pm.testing.ranges` — the byte-range answers (206/416) LocalIndex gives on its files.
 - :mod:`pm.testing.homes` — homes, profiles and plugin roots of every declaration style.
 - :mod:`pm.testing.sdists` — sdists with an in-tree PEP 517 backend that build offline (dynamic metadata).
 - :mod:`pm.testing.receipts` — validation of receipts against the shipped JSON Schema.

@@ -34,6 +34,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from .ranges import answer_range
 from .wheels import IndexFile, build_packages, metadata_bytes
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -52,19 +53,21 @@ _SUFFIXES = (".whl", ".tar.gz", ".zip")
 #: Header modes of real indexes, as ``LocalIndex`` knobs (``LocalIndex(files, **PRESETS[name])``).
 #: ``pypi``: pages fresh for 10 minutes with an ETag, PEP 658 metadata files, immutable files.
 #: ``mirror``: a bare static mirror (no Cache-Control, no validators, no metadata files; clients
-#: must read metadata from the wheel itself, by range requests when the server honours them).
+#: must read metadata from the wheel itself, by range requests, which it honours).
 PRESETS: dict[str, dict[str, Any]] = {
     "pypi": {
         "cache_control": "max-age=600, public",
         "validators": True,
         "metadata_files": True,
         "file_cache_control": "max-age=365000000, immutable, public",
+        "ranges": True,
     },
     "mirror": {
         "cache_control": None,
         "validators": False,
         "metadata_files": False,
         "file_cache_control": None,
+        "ranges": True,
     },
 }
 
@@ -100,15 +103,20 @@ class ServedFile:
 
 @dataclasses.dataclass(frozen=True)
 class Transfer:
-    """One answered request: what was asked, what kind of path, the status and the body bytes sent
-    (headers not counted). ``kind`` is ``pages`` (``/simple/…``), ``metadata`` (``….metadata``),
-    ``files`` (any other ``/files/…``) or ``other``."""
+    """One answered request: what was asked (``range`` is the Range header or None), the status
+    and the body bytes the socket took (headers not counted). Tests read it by field name."""
 
     method: str
     path: str
-    kind: str
     status: int
     body_bytes: int
+    range: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``pages`` (``/simple/…``), ``metadata`` (``….metadata``), ``files`` (any other
+        ``/files/…``) or ``other``: see :func:`path_kind`."""
+        return path_kind(self.path)
 
 
 def path_kind(path: str) -> str:
@@ -165,14 +173,18 @@ class LocalIndex:
     record wins over a directory file of the same name). Knobs, readable and writable while
     running: ``json`` (serve PEP 691 when asked), ``metadata_files`` (PEP 658/714),
     ``fail_projects`` ({name: HTTP status}), ``corrupt_hashes`` (filenames whose advertised sha256
-    is wrong), ``delay`` (seconds slept before every answer), ``cache_control`` (the
-    Cache-Control of pages; ``None`` sends none), ``validators`` (send an ETag on pages and answer
-    a matching If-None-Match with 304; off, neither), ``file_cache_control`` (the Cache-Control
-    of files and metadata files; ``None`` sends none). :data:`PRESETS` holds real indexes' values.
-    ``rescan=False`` (for big benchmark trees) reads the files once, at the first request after
-    each :meth:`add_files`, and renders each page once per format and ``metadata_files``: files
-    must not change while served, and ``corrupt_hashes`` must be set before the first request.
-    ``requests`` logs (method, path); ``transfers`` and :meth:`bytes_sent` tell what was sent.
+    is wrong), ``delay`` (seconds slept before every answer), ``ranges`` (answer ``Range``
+    requests on files with 206; False: ignore the header and send the whole file, like a server
+    without range support), ``stale_ranges`` ({filename: path}: range answers for that file come
+    out of another file's bytes, like a mirror whose range cache is stale), ``cache_control``
+    (the Cache-Control of pages; ``None`` sends none), ``validators`` (send an ETag on pages and
+    answer a matching If-None-Match with 304; off, neither), ``file_cache_control`` (the
+    Cache-Control of files and metadata files; ``None`` sends none). :data:`PRESETS` holds real
+    indexes' values. ``rescan=False`` (for big benchmark trees) reads the files once, at the
+    first request after each :meth:`add_files`, and renders each page once per format and
+    ``metadata_files``: files must not change while served, and ``corrupt_hashes`` must be set
+    before the first request. ``requests`` logs (method, path); ``transfers`` logs every answer
+    (pages too) with its Range header, status and body bytes; :meth:`bytes_sent` sums them.
     """
 
     def __init__(
@@ -184,6 +196,7 @@ class LocalIndex:
         fail_projects: Mapping[str, int] | None = None,
         corrupt_hashes: Iterable[str] = (),
         delay: float = 0.0,
+        ranges: bool = True,
         cache_control: str | None = "max-age=0, must-revalidate",
         validators: bool = True,
         file_cache_control: str | None = None,
@@ -194,6 +207,8 @@ class LocalIndex:
         self.fail_projects = {canonicalize_name(k): v for k, v in (fail_projects or {}).items()}
         self.corrupt_hashes = set(corrupt_hashes)
         self.delay = delay
+        self.ranges = ranges
+        self.stale_ranges: dict[str, Path] = {}
         self.cache_control = cache_control
         self.validators = validators
         self.file_cache_control = file_cache_control
@@ -478,8 +493,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._route(send_body=send_body)
         finally:
-            self.index._sent(Transfer(self.command, self.path, path_kind(self.path), self._status,
-                                      self.wfile.written - written))  # type: ignore[attr-defined]
+            sent = self.wfile.written - written  # type: ignore[attr-defined]
+            self.index._sent(Transfer(self.command, self.path, self._status, sent,
+                                      self.headers.get("Range")))
 
     def _route(self, *, send_body: bool) -> None:
         self.index._note(self.command, self.path)
@@ -514,12 +530,35 @@ class _Handler(BaseHTTPRequestHandler):
             data = served.metadata if served else None
         else:
             data = served.record.path.read_bytes() if (served := files.get(filename)) else None
+        asked = self.headers.get("Range")
         if data is None:
             self._send(HTTPStatus.NOT_FOUND, b"no such file\n", send_body)
+            return
+        status: int
+        headers: dict[str, str]
+        if not self.index.ranges or filename.endswith(".metadata"):
+            status, body, headers = HTTPStatus.OK, data, {}
         else:
-            cache = self.index.file_cache_control
-            self._send(HTTPStatus.OK, data, send_body, {"Cache-Control": cache} if cache else None,
-                       content_type="application/octet-stream")
+            if asked is not None and filename in self.index.stale_ranges:
+                data = self.index.stale_ranges[filename].read_bytes()
+            status, body, headers = answer_range(data, asked)
+        if cache := self.index.file_cache_control:
+            headers = {**headers, "Cache-Control": cache}
+        self._send(status, body, False, headers, content_type="application/octet-stream")
+        if send_body:  # _answer logs the transfer with the bytes the socket took
+            self._write_counted(body)
+
+    def _write_counted(self, body: bytes) -> int:
+        """Write ``body`` in pieces; the bytes the socket took before the client hung up (a client
+        that drops a whole-file answer unread leaves this short of the file's size)."""
+        sent = 0
+        try:
+            for start in range(0, len(body), 1 << 16):
+                self.wfile.write(body[start:start + (1 << 16)])
+                sent += len(body[start:start + (1 << 16)])
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        return sent
 
     def _page(self, render: Callable[[str], bytes], send_body: bool) -> None:
         """Negotiate, render, and answer 200 or 304 (ETag / If-None-Match)."""

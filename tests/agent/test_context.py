@@ -77,6 +77,7 @@ def _observe_in(start: object) -> dict[str, object]:
         thread.start()
     else:
         thread = spawn_context_thread(look, name="observer")
+        thread.start()
     thread.join(5)
     return seen
 
@@ -99,8 +100,20 @@ def test_spawn_context_thread_passes_arguments_and_names_the_thread() -> None:
         lambda a, b=0: out.extend([a, b, threading.current_thread().name]),
         name="worker-x", args=(1,), kwargs={"b": 2},
     )
+    assert not thread.is_alive() and out == []  # the caller starts it
+    thread.start()
     thread.join(5)
     assert out == [1, 2, "worker-x"]
+
+
+def test_the_context_is_the_one_at_the_call_not_at_start(tmp_path: Path) -> None:
+    seen: list[Path] = []
+    with use_home(tmp_path / "at-call"):
+        thread = spawn_context_thread(lambda: seen.append(active_home()))
+    with use_home(tmp_path / "at-start"):
+        thread.start()
+    thread.join(5)
+    assert seen == [tmp_path / "at-call"]
 
 
 def test_changes_inside_a_spawned_thread_stay_in_its_copy(tmp_path: Path) -> None:
@@ -108,7 +121,9 @@ def test_changes_inside_a_spawned_thread_stay_in_its_copy(tmp_path: Path) -> Non
         use_home(tmp_path / "elsewhere").__enter__()  # never exited: stays in the copy
 
     with use_home(tmp_path / "profile"):
-        spawn_context_thread(rebind).join(5)
+        thread = spawn_context_thread(rebind)
+        thread.start()
+        thread.join(5)
         assert active_home() == tmp_path / "profile"
 
 
@@ -174,7 +189,9 @@ def test_get_secret_fails_closed_in_a_bare_thread_and_works_in_a_spawned_one(
         bare = threading.Thread(target=read, args=("bare",))
         bare.start()
         bare.join(5)
-        spawn_context_thread(read, args=("spawned",)).join(5)
+        spawned = spawn_context_thread(read, args=("spawned",))
+        spawned.start()
+        spawned.join(5)
         with use_secret_scope(None), pytest.raises(SecretScopeError):
             get_secret("API_KEY")
     assert isinstance(results["bare"], SecretScopeError)

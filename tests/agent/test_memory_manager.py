@@ -209,7 +209,8 @@ def test_initialize_all_always_passes_the_home(tmp_path: Path) -> None:
     assert p.calls == [
         (
             "initialize",
-            ("s", {"hermes_home": str(tmp_path / "p"), "platform": "telegram", "user_id": "u1"}),
+            ("s", {"hermes_home": str(tmp_path / "p"), "platform": "telegram",
+                   "agent_identity": "default", "user_id": "u1"}),
         )
     ]
     assert p.seen[0][1] == tmp_path / "p"
@@ -273,7 +274,9 @@ def test_tool_calls_route_to_the_provider_that_declared_the_tool(tmp_path: Path)
     result = json.loads(mgr.handle_tool_call("ext_search", {"q": 1}))
     assert result == {"provider": "ext", "tool": "ext_search", "args": {"q": 1}}
     assert json.loads(mgr.handle_tool_call("memory", '{"a": 2}'))["provider"] == "builtin"
-    assert ext.calls[-1] == ("tool", ("ext_search", {"q": 1}, {"session_id": "s1"}))
+    assert ext.calls[-1] == ("tool", ("ext_search", {"q": 1}, {
+        "session_id": "s1", "hermes_home": str(tmp_path), "agent_identity": "default",
+        "caller_gsk": ""}))
 
 
 def test_unknown_tools_and_bad_arguments_become_error_results(tmp_path: Path) -> None:

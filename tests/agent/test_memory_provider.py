@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 from pathlib import Path
 from typing import Any
 
@@ -84,13 +85,39 @@ def test_the_required_methods_are_abstract() -> None:
             "is_available",
             "initialize",
             "get_tool_schemas",
-            "handle_tool_call",
-            "get_config_schema",
-            "save_config",
         }
     )
     with pytest.raises(TypeError):
         MemoryProvider()  # type: ignore[abstract]
+
+
+class EnvOnly(MemoryProvider):
+    """The guide's environment-variable-only provider without tools: it leaves ``save_config``,
+    ``handle_tool_call`` and ``get_config_schema`` to their defaults."""
+
+    @property
+    def name(self) -> str:
+        return "env-only"
+
+    def is_available(self) -> bool:
+        return True
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        pass
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return []
+
+
+def test_save_config_handle_tool_call_and_get_config_schema_have_no_op_defaults(
+    tmp_path: Path,
+) -> None:
+    p = EnvOnly()
+    assert p.get_config_schema() == []
+    assert p.save_config({"region": "eu"}, str(tmp_path)) is None
+    assert list(tmp_path.iterdir()) == []
+    assert json.loads(p.handle_tool_call("nope", {}, session_id="s")) == {
+        "error": "memory provider 'env-only' has no tool 'nope'"}
 
 
 def test_optional_hooks_default_to_no_ops() -> None:
@@ -103,6 +130,8 @@ def test_optional_hooks_default_to_no_ops() -> None:
     p.sync_turn("u", "a", session_id="s", messages=[])
     p.on_session_end([])
     p.on_memory_write("add", "memory", "x")
+    p.on_memory_write("replace", "memory", "y", metadata={"previous_content": "x"})
+    assert p.on_pre_compress([], require_checkpoint=True) == ""
     p.shutdown()
     p.shutdown()  # safe twice
     assert p.calls == []

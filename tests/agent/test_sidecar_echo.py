@@ -76,6 +76,7 @@ def test_sidecar_end_to_end(clean_env: Path, home: Path, capsys: pytest.CaptureF
         info = provider.backend_info  # type: ignore[attr-defined]
         assert (info["prefix"], info["python"], info["protocol"]) == (str(venv), f"{venv}/bin/python", "1.0")
         assert info["prefix"] != sys.prefix
+        assert info["hermes_home"] == str(home)  # the wrapper passes HERMES_HOME to its backend
         stored = json.loads(manager.handle_tool_call("sidecar_remember", {"content": "Miso is a cat"}))
         assert stored == {"stored": True, "count": 1}
         manager.sync_all("Where do I live?", "In Lisbon, you said.")

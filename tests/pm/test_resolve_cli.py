@@ -98,10 +98,11 @@ def test_an_index_answering_503_fails_with_exit_1_naming_the_url(home, tmp_path,
 
 
 def test_a_file_whose_hash_does_not_match_fails_with_exit_1(home, tmp_path, capsys):
-    """Without metadata files the resolver reads metadata out of the wheel, and verifies it."""
+    """Without metadata files and byte ranges the resolver reads metadata out of the whole wheel,
+    and verifies it (metadata read by range is re-checked at install instead)."""
     files = build_packages(tmp_path / "dists", SPEC)
     bad = "beta-2.0-py3-none-any.whl"
-    with LocalIndex(files, metadata_files=False, corrupt_hashes={bad}) as corrupt:
+    with LocalIndex(files, metadata_files=False, ranges=False, corrupt_hashes={bad}) as corrupt:
         code, receipt = resolve(capsys, home, "--index-url", corrupt.url)
         url = f"{corrupt.root}/files/{bad}"
     assert (code, receipt["outcome"], receipt["conflict"]) == (1, "failed", None)
@@ -112,6 +113,23 @@ def test_a_file_whose_hash_does_not_match_fails_with_exit_1(home, tmp_path, caps
         receipt["failure"]["message"]
         == f"{url}: hash mismatch: expected sha256 {advertised}, got {actual}"
     )
+
+
+def test_a_corrupt_range_answer_fails_with_exit_1_never_a_conflict(home, tmp_path, capsys):
+    """Without metadata files the resolver reads METADATA by range; bytes that are no zip are a
+    failure naming the file, not a verdict on the plugins."""
+    files = build_packages(tmp_path / "dists", SPEC)
+    (tmp_path / "garbage").write_bytes(b"not a zip\n" * 10_000)
+    bad = "beta-2.0-py3-none-any.whl"
+    with LocalIndex(files, metadata_files=False) as index:
+        index.stale_ranges[bad] = tmp_path / "garbage"
+        code, receipt = resolve(capsys, home, "--index-url", index.url)
+        url = f"{index.root}/files/{bad}"
+    assert (code, receipt["outcome"], receipt["conflict"]) == (1, "failed", None)
+    assert receipt["failure"]["url"] == url
+    assert receipt["failure"]["message"] == (
+        f"{url}: not a readable wheel (zip, read by range): no end of central directory record "
+        "(not a zip archive, or truncated)")
 
 
 def test_a_failure_is_told_as_such_on_stderr(home, capsys):

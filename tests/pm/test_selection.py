@@ -203,3 +203,13 @@ def test_project_plugins_only_when_enabled_by_environment(tmp_path):
     sources = PluginSources.for_home(home, env={"HERMES_ENABLE_PROJECT_PLUGINS": "1"}, cwd=tmp_path)
     assert sources.project == tmp_path / ".hermes" / "plugins"
     assert PluginSources.for_home(home, env={"HERMES_BUNDLED_PLUGINS": "/x"}).bundled == Path("/x")
+
+
+def test_status_is_a_closed_set_with_named_predicates():
+    from pm.selection import STATUSES, Status
+
+    assert STATUSES == tuple(Status) and Status.MEMBER == "member"
+    assert {s for s in Status if s.joins} == {Status.MEMBER, Status.SIDECAR_ONLY, Status.EXTERNAL}
+    assert {s for s in Status if s.enabled} == {Status.MEMBER, Status.SIDECAR_ONLY, Status.EXTERNAL, Status.SITS_OUT}
+    assert {s for s in Status if s.named} - {s for s in Status if s.enabled} == {Status.DISABLED}
+    assert {s for s in Status if not s.can_join} == {Status.INVALID, Status.SITS_OUT, Status.SHADOWED}

@@ -189,6 +189,47 @@ def test_failure_knobs_and_request_log(make_index: MakeIndex) -> None:
     assert index.requests == [("GET", "/simple/")]
 
 
+@pytest.mark.parametrize(("asked", "status", "content_range", "body"), [
+    ("bytes=-4", 206, "bytes 6-9/10", b"6789"),
+    ("bytes=2-4", 206, "bytes 2-4/10", b"234"),
+    ("bytes=7-", 206, "bytes 7-9/10", b"789"),
+    ("bytes=-50", 206, "bytes 0-9/10", b"0123456789"),  # a suffix longer than the file: all of it
+    ("bytes=8-99", 206, "bytes 8-9/10", b"89"),
+    ("bytes=10-", 416, "bytes */10", b""),
+    ("bytes=-0", 416, "bytes */10", b""),
+    ("bytes=0-1,4-5", 200, None, b"0123456789"),  # several ranges: ignored, whole file
+    ("lines=1-2", 200, None, b"0123456789"),
+    (None, 200, None, b"0123456789"),
+])
+def test_range_answers(tmp_path: Path, asked: str | None, status: int, content_range: str | None,
+                       body: bytes) -> None:
+    from pm.testing.ranges import answer_range
+
+    found_status, found_body, headers = answer_range(b"0123456789", asked)
+    assert (found_status, headers.get("Content-Range"), found_body) == (status, content_range, body)
+    assert headers["Accept-Ranges"] == "bytes"
+
+
+def test_ranges_over_http_and_the_no_ranges_knob(make_index: MakeIndex) -> None:
+    index = make_index(SPEC)
+    url = f"{index.root}/files/demo_pkg-1.0-py3-none-any.whl"
+    whole = _get(url)[2]
+    status, headers, body = _get(url, {"Range": "bytes=-100"})
+    assert (status, body) == (206, whole[-100:])
+    assert headers["Content-Range"] == f"bytes {len(whole) - 100}-{len(whole) - 1}/{len(whole)}"
+    index.ranges = False
+    status, headers, body = _get(url, {"Range": "bytes=-100"})
+    assert (status, body, "Accept-Ranges" in headers) == (200, whole, False)
+    path = "/files/demo_pkg-1.0-py3-none-any.whl"
+    deadline = time.monotonic() + 5
+    while len(index.transfers) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # Logged when each answer is written, so in any order (each _get has its own connection).
+    assert sorted((t.path, t.method, t.range or "", t.status, t.body_bytes) for t in index.transfers) == [
+        (path, "GET", "", 200, len(whole)), (path, "GET", "bytes=-100", 200, len(whole)),
+        (path, "GET", "bytes=-100", 206, 100)]
+
+
 DIAMOND = {
     "top": {"1.0": ["left", "right"]},
     "left": {"1.0": ["base>=1.0"], "2.0": ["base>=2.0"]},

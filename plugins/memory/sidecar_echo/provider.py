@@ -22,7 +22,7 @@ from agent.memory_provider import MemoryProvider
 
 from .sidecar import backend_script, sidecar_dir, sidecar_python
 
-__all__ = ["PROTOCOL", "PROVIDER_NAME", "BackendError", "SidecarEchoProvider"]
+__all__ = ["PROTOCOL", "PROVIDER_NAME", "BackendError", "SidecarEchoProvider", "backend_env"]
 
 PROVIDER_NAME = "sidecar_echo"
 PROTOCOL = ">=1,<2"
@@ -41,6 +41,12 @@ class BackendError(RuntimeError):
     """The backend replied with an error, stopped, or did not answer in time."""
 
 
+def backend_env(home: Path) -> dict[str, str]:
+    """The backend's whole environment: ``PATH``, and ``HERMES_HOME`` of the profile it serves
+    (the guide: wrappers pass HERMES_HOME on, so the backend never falls back to ``~/.hermes``)."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HERMES_HOME": str(home)}
+
+
 class _Backend:
     """One backend process and its pipes."""
 
@@ -52,7 +58,7 @@ class _Backend:
         self.process = subprocess.Popen(
             [str(sidecar_python(home)), "-I", str(backend_script()), "--data", str(data)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
-            encoding="utf-8", env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+            encoding="utf-8", env=backend_env(home))
         self._lock = threading.Lock()
         self._next = 0
 

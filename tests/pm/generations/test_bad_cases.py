@@ -73,11 +73,13 @@ def test_a_file_whose_sha256_does_not_match_is_refused_by_uv(home: Path, capsys,
 
 def test_a_file_whose_sha256_does_not_match_is_refused_by_the_resolver(home: Path, capsys, monkeypatch,
                                                                        tmp_path: Path) -> None:
-    """Without PEP 658 metadata files the resolver downloads the wheel itself, and checks it."""
+    """Without PEP 658 metadata files and byte ranges the resolver downloads the wheel itself, and
+    checks it (read by ranges, the same lie is uv's to refuse at install: the test above)."""
     files = build_packages(tmp_path / "corrupt-dists", SPEC)
     real = hashlib.sha256((tmp_path / "corrupt-dists" / "beta-1.0-py3-none-any.whl").read_bytes()).hexdigest()
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cold-cache"))
-    with LocalIndex(files, corrupt_hashes={"beta-1.0-py3-none-any.whl"}, metadata_files=False) as index:
+    with LocalIndex(files, corrupt_hashes={"beta-1.0-py3-none-any.whl"}, metadata_files=False,
+                    ranges=False) as index:
         monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
         result = pm(capsys, home, "sync", "--json")
         url = f"{index.root}/files/beta-1.0-py3-none-any.whl"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -83,7 +84,8 @@ def test_rollback_refuses_a_damaged_previous_generation(home: Path, capsys) -> N
     assert (home / "pm" / "state.json").read_bytes() == state
     receipt = latest(home)
     assert receipt["outcome"] == "refused" and receipt["exit_code"] == 1 and receipt["generation"] is None
-    assert receipt["next_steps"] == [{"command": "hermes pm sync",
+    # the step names the home it was given (runnable as printed: see tests/pm/test_next_steps.py)
+    assert receipt["next_steps"] == [{"command": shlex.join(["hermes", "pm", "sync", "--home", str(home)]),
                                       "why": "build a fresh generation for the current inputs instead"}]
 
 

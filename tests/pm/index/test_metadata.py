@@ -104,3 +104,10 @@ def test_a_broken_json_page_is_an_index_failure() -> None:
     with pytest.raises(IndexFailure) as caught:
         parse_json(b'{"meta": {"api-version": "2.0"}, "files": []}', PAGE, "idx")
     assert str(caught.value) == f"{PAGE}: unsupported simple API version '2.0' (1.x only)"
+
+
+def test_metadata_unavailable_is_public_in_base_and_still_importable_from_metadata():
+    from pm.index import _metadata, base
+
+    assert _metadata.MetadataUnavailable is base.MetadataUnavailable
+    assert issubclass(base.MetadataUnavailable, base.IndexFailure)

@@ -20,15 +20,15 @@ def test_links_merge_in_source_order_and_drop_repeated_filenames(
     build_wheel(folder, "beta", "3.0")
     with open_sources([index.url], [folder], offline=False, cache_dir=tmp_path / "c") as source:
         links = source.links(canonicalize_name("beta"))
-        assert [(link.filename, link.source) for link in links] == [
-            ("beta-1.0-py3-none-any.whl", index.url), ("beta-2.0-py3-none-any.whl", index.url),
-            ("beta-3.0-py3-none-any.whl", str(folder))]
+        assert [(link.filename, link.source) for link in links] == [  # newest first
+            ("beta-3.0-py3-none-any.whl", str(folder)), ("beta-2.0-py3-none-any.whl", index.url),
+            ("beta-1.0-py3-none-any.whl", index.url)]
         index.reset_log()
-        assert source.metadata(links[2]).version == links[2].version
+        assert source.metadata(links[0]).version == links[0].version
         assert index.requests == []  # the folder's file was read locally
-        source.prefetch_metadata(links[:2])
-        assert [source.metadata(link).version for link in links[:2]] == [links[0].version,
-                                                                        links[1].version]
+        source.prefetch_metadata(links[1:])
+        assert [source.metadata(link).version for link in links[1:]] == [links[1].version,
+                                                                        links[2].version]
     assert sorted(path for _, path in index.requests) == [
         "/files/beta-1.0-py3-none-any.whl.metadata", "/files/beta-2.0-py3-none-any.whl.metadata"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -45,7 +46,7 @@ class Backend:
         if PROTOCOL not in accepted:
             raise ValueError(f"hello: backend protocol {PROTOCOL} is outside {accepted}")
         return {"protocol": str(PROTOCOL), "python": sys.executable, "prefix": sys.prefix,
-                "packaging": packaging.__version__}
+                "packaging": packaging.__version__, "hermes_home": os.environ.get("HERMES_HOME")}
 
     def store(self, req: dict) -> dict:
         content = str(req.get("content", "")).strip()

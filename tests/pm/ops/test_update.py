@@ -7,8 +7,9 @@ from pathlib import Path
 
 from agent.cli import main
 from pm import generations
+from pm.ops import Notices
+from pm.ops.update import lazy_install
 from pm.testing.receipts import assert_valid_receipt
-from pm.update import lazy_install
 
 from .conftest import plugin
 
@@ -82,7 +83,7 @@ def test_lazy_install_off_warns_and_installs_nothing_while_update_installs(env, 
     repo, commit = provider_repo
     home = home_with_provider(env, catalog(env, repo, commit))
     told: list[str] = []
-    assert lazy_install(home, say=told.append) == []
+    assert lazy_install(home, Notices(told.append)) == []
     assert told == [f"WARNING: memory provider 'honcho' (configured in {home / 'config.yaml'}) is not installed; "
                     "the agent will run WITHOUT its memory. Run: hermes update"]
     assert not (home / "plugins/honcho").exists()
@@ -94,8 +95,8 @@ def test_lazy_install_on_installs_once_per_process(env, provider_repo, monkeypat
     repo, commit = provider_repo
     home = home_with_provider(env, catalog(env, repo, commit), "security:\n  allow_lazy_installs: true\n")
     told: list[str] = []
-    assert lazy_install(home, say=told.append) == ["honcho"]
-    assert lazy_install(home, say=told.append) == []
+    assert lazy_install(home, Notices(told.append)) == ["honcho"]
+    assert lazy_install(home, Notices(told.append)) == []
     assert told[0] == f"{home}: installed memory provider 'honcho' ({commit})"
     assert generations.selected(home) is not None  # installed and admitted: a generation holds extra-lib
     assert main(["pm", "check", "--home", str(home)]) == 0
@@ -106,7 +107,7 @@ def test_disable_lazy_installs_variable_wins(env, provider_repo, monkeypatch):
     home = home_with_provider(env, catalog(env, repo, commit), "security:\n  allow_lazy_installs: true\n")
     monkeypatch.setenv("HERMES_DISABLE_LAZY_INSTALLS", "1")
     told: list[str] = []
-    assert lazy_install(home, say=told.append) == []
+    assert lazy_install(home, Notices(told.append)) == []
     assert not (home / "plugins/honcho").exists()
     assert told[0].startswith("WARNING: memory provider 'honcho'")
 
@@ -172,7 +173,8 @@ def test_a_catalog_subdir_that_does_not_exist_fails_the_update(env, provider_rep
     assert main(["update", "--home", str(home)]) == 1
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
-    assert (receipt["kind"], receipt["outcome"]) == ("update", "failed")
+    # an install the catalog refuses reads the same from update as from plugins install (pm.ops.failures)
+    assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("update", "refused", "install")
     assert receipt["failure"]["message"] == (
         f"memory provider 'honcho' for {home}: {cat}: entry 'honcho': subdir 'providers/nope' does not exist in "
         f"{repo} at commit {commit}; refused")
@@ -201,7 +203,7 @@ def test_disabling_the_memory_provider_warns_loudly(env, capsys):
 def test_a_provider_installed_as_an_entry_point_is_not_missing(env, tmp_path, monkeypatch):
     """Entry-point providers are installed packages: update must not go to the catalog for them."""
     from agent.testing import install_dist
-    from pm.update import missing_providers
+    from pm.ops.update import missing_providers
 
     site = tmp_path / "site"
     install_dist(site, "acme-memory", "1.0", {"acme_memory/__init__.py": ""},

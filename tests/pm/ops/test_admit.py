@@ -92,16 +92,16 @@ def test_disable_always_succeeds_and_rebuilds(env):
 def test_config_changed_during_admission_is_refused(env, monkeypatch):
     home = make_home(env)
     (home / "plugins/b/plugin.yaml").write_text(json.dumps({"name": "b", "pip_dependencies": ["sharedlib<2"]}))
-    import pm.admission as admission
+    import pm.build
 
-    real_build = admission.build
+    real_build = pm.build.build
 
     def build_then_edit(*args, **kwargs):  # another writer edits config.yaml mid-transaction
         generation = real_build(*args, **kwargs)
         (home / "config.yaml").write_text((home / "config.yaml").read_text() + "# edited elsewhere\n")
         return generation
 
-    monkeypatch.setattr(admission, "build", build_then_edit)
+    monkeypatch.setattr(pm.build, "build", build_then_edit)
     before_state = generations.read_state(home)
     assert main(["plugins", "enable", "b", "--home", str(home)]) == 1
     assert (home / "config.yaml").read_text().endswith("# edited elsewhere\n")
@@ -143,3 +143,24 @@ def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, c
     err = capsys.readouterr().err  # the previous generation is the one built after 'disable a': empty
     assert "warning: after rollback, b is not ready: " in err
     assert "requires sharedlib>=2; installed: not installed (run `hermes pm sync`, or disable it)" in err
+
+
+def test_enable_edits_a_flow_style_config(env):
+    """`{}` is what yaml.safe_dump({}) writes; enabling used to end in a ParserError traceback."""
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    (home / "config.yaml").write_text("{}\n")
+    assert main(["plugins", "enable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_text() == "plugins:\n  enabled:\n  - a\n"
+    assert (latest(home)["kind"], latest(home)["outcome"]) == ("admit", "ok")
+
+
+def test_enable_and_disable_keep_a_crlf_config_crlf(env):
+    home = env / "home"
+    plugin(home / "plugins", "a", ["sharedlib==1.*"])
+    plugin(home / "plugins", "c", [])
+    (home / "config.yaml").write_bytes(b"# mine\r\nplugins:\r\n  enabled:\r\n    - c\r\n")
+    assert main(["plugins", "enable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - c\r\n    - a\r\n"
+    assert main(["plugins", "disable", "c", "--home", str(home)]) == 0
+    assert (home / "config.yaml").read_bytes() == b"# mine\r\nplugins:\r\n  enabled:\r\n    - a\r\n"

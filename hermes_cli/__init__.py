@@ -1,0 +1,1 @@
+"""Host helpers under the names the plugin guide uses (``hermes_cli.config``)."""

@@ -1,0 +1,25 @@
+"""The operations: what ``hermes pm …``, ``hermes plugins …``, ``hermes update`` and the host run.
+
+Each is a plain function over a home, typed arguments, frozen :class:`Options` and a
+:class:`Reporter` (silent by default); each is one :func:`transaction` and returns its finished,
+written receipt (in a :class:`Result`). Nothing here prints or parses a command line: the CLIs
+(:mod:`pm.cli`, the host's ``*_cli`` modules) parse into Options, call an operation and render
+its receipt.
+
+- :mod:`.options` — Options, Reporter, SILENT, Notices
+- :mod:`.transaction` — transaction(): environment home → managed check → lock → gather → receipt
+- :mod:`.failures` — failure_of(): one failure kind and outcome per exception type
+- :mod:`.receipts` — writing finished receipts
+- :mod:`.resolve` — resolve (dry run) and the resolve step of the others
+- :mod:`.sync` — sync, sync_from, and the one reuse-or-build-then-select rule
+- :mod:`.admit` — enable (admission) and disable
+- :mod:`.update` — update and the start-up lazy install
+- :mod:`.install` — install and remove
+"""
+
+from .failures import Failure, failure_of
+from .options import SILENT, Notices, Options, Reporter
+from .transaction import Result, Transaction, transaction
+
+__all__ = ["SILENT", "Failure", "Notices", "Options", "Reporter", "Result", "Transaction", "failure_of",
+           "transaction"]

@@ -1,0 +1,135 @@
+"""One failure vocabulary: :func:`failure_of` maps an exception's type to the receipt's failure
+``kind`` and the operation's ``outcome``, whichever operation raised it (sync, enable, disable,
+update, install …), so the same failure reads the same in every receipt.
+
+=====================================  =================  =========
+exception                              kind               outcome
+=====================================  =================  =========
+:class:`pm.managed.Managed`            managed            refused
+:class:`pm.build.HashMismatch`         hash-mismatch      refused
+:class:`pm.frozen.FileMismatch`        file-mismatch      refused
+:class:`InputsChanged`                 inputs-changed /   refused
+                                       no-inputs
+:class:`NotAdmissible`                 not-admissible     refused
+:class:`StillEnabled`                  still-enabled      refused
+:class:`pm.install.InstallError`,      install            refused
+:class:`pm.catalog.CatalogRefusal`
+:class:`pm.index.builds.BuildFailure`  build              failed
+:class:`pm.recheck.MetadataMismatch`   MetadataMismatch   failed
+:class:`pm.index.base.IndexFailure`    index              failed
+:class:`pm.resolver.TooComplex`        too-complex        failed
+any other :class:`PmError`             its class name     failed
+=====================================  =================  =========
+
+The exit code is the exception's own (:attr:`PmError.exit_code`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import PmError
+
+
+class InputsChanged(PmError):
+    """A frozen sync refused: the home's inputs differ from those FILE was made for (``changes``),
+    or FILE records none (``changes`` is None)."""
+
+    def __init__(self, label: str, changes: list[str] | None) -> None:
+        self.label = label
+        self.changes = changes
+        self.kind = "no-inputs" if changes is None else "inputs-changed"
+        if changes is None:
+            message = (f"refused: {label} records no inputs to check (a pylock.toml not written by "
+                       "`hermes pm export`); nothing was built")
+        else:
+            message = "\n  - ".join([f"refused: the inputs of this home changed since {label} was made:", *changes])
+            message += "\nnothing was built"
+        super().__init__(message)
+
+
+class NotAdmissible(PmError):
+    """A plugin that exists but cannot join the union (invalid, sits out, shadowed …)."""
+
+    def __init__(self, name: str, status: str, reason: str) -> None:
+        self.name = name
+        self.status = status
+        self.reason = reason
+        super().__init__(f"plugin {name!r} cannot join the union: {status}: {reason}")
+
+
+class StillEnabled(PmError):
+    """``plugins remove`` of a plugin that is still enabled somewhere in the environment."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"plugin {name!r} is enabled; run `hermes plugins disable {name}` first, then remove it")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What a receipt says about a failure: its ``kind``, ``outcome``, ``exit_code``, the
+    ``failure`` section and any ``extra`` top-level fields."""
+
+    kind: str
+    outcome: str
+    exit_code: int
+    section: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def failure_of(exc: PmError) -> Failure:
+    """The receipt's view of ``exc`` (table in the module docstring)."""
+    kind, outcome = _classify(exc)
+    section: dict[str, Any] = {"kind": kind, "message": str(exc), "url": getattr(exc, "url", None)}
+    problems = getattr(exc, "problems", ())
+    if problems:
+        section["problems"] = [str(p) for p in problems]
+    if isinstance(exc, InputsChanged):
+        section["differences"] = exc.changes or []
+    return Failure(kind, outcome, exc.exit_code, section, _extra(exc))
+
+
+def _classify(exc: PmError) -> tuple[str, str]:
+    if isinstance(exc, InputsChanged):
+        return exc.kind, "refused"
+    for types, kind, outcome in _table():
+        if isinstance(exc, types):
+            return kind, outcome
+    return type(exc).__name__, "failed"
+
+
+def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
+    """In order: the first matching row wins (BuildFailure and MetadataMismatch are IndexFailures)."""
+    from ..build import HashMismatch  # imported only when something failed
+    from ..catalog import CatalogRefusal
+    from ..frozen import FileMismatch
+    from ..index.base import IndexFailure
+    from ..index.builds import BuildFailure
+    from ..install import InstallError
+    from ..managed import Managed
+    from ..recheck import MetadataMismatch
+    from ..resolver import TooComplex
+
+    return [
+        ((Managed,), "managed", "refused"),
+        ((HashMismatch,), "hash-mismatch", "refused"),
+        ((FileMismatch,), "file-mismatch", "refused"),
+        ((NotAdmissible,), "not-admissible", "refused"),
+        ((StillEnabled,), "still-enabled", "refused"),
+        ((InstallError, CatalogRefusal), "install", "refused"),
+        ((BuildFailure,), "build", "failed"),
+        ((MetadataMismatch,), "MetadataMismatch", "failed"),
+        ((IndexFailure,), "index", "failed"),
+        ((TooComplex,), "too-complex", "failed"),
+    ]
+
+
+def _extra(exc: PmError) -> dict[str, Any]:
+    from ..managed import Managed
+
+    if isinstance(exc, Managed):
+        manager = exc.manager
+        return {"managed": {"name": manager.name, "evidence": manager.evidence, "how": manager.how}}
+    return {}

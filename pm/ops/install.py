@@ -1,0 +1,58 @@
+"""``hermes plugins install`` and ``remove`` as operations: each one transaction with a receipt,
+refusals included (an install the catalog or the checks refuse, a remove of an enabled plugin).
+The files under ``<home>/plugins/`` are written by :mod:`pm.install` (staged copy + rename)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..catalog import Catalog
+from ..config import read_config
+from ..errors import EXIT_OK
+from ..install import install as install_files
+from ..install import remove as remove_files
+from .failures import StillEnabled
+from .options import SILENT, Options, Reporter
+from .transaction import Result, Transaction, transaction
+
+
+def catalog_for(home: Path) -> Catalog:
+    """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one."""
+    from ..catalog import load_catalog  # read only when installing
+
+    configured = read_config(home).pm.get("catalog")
+    return load_catalog((home / configured).resolve() if configured else None)
+
+
+def install(home: Path, source: str, options: Options | None = None, reporter: Reporter = SILENT, *,
+            force: bool = False) -> Result:
+    """Install SOURCE (a catalog name, a local folder, or ``git+URL@COMMIT``) into ``home``'s
+    ``plugins/``; the receipt's ``installed`` names it. Refusals are receipts too."""
+    asked = Path(home).expanduser().absolute()
+
+    def work(txn: Transaction) -> None:
+        installed = install_files(asked, source, catalog_for(txn.home), force=force)
+        what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
+        txn.receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
+        txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")
+
+    txn = transaction(home, "install", work, options, reporter, candidate=source, command="plugins-install",
+                      gather_inputs=False)
+    return Result(txn.receipt)
+
+
+def remove(home: Path, name: str, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
+    """Remove the installed plugin ``name`` from ``home``'s ``plugins/``; refused while enabled."""
+    asked = Path(home).expanduser().absolute()
+
+    def work(txn: Transaction) -> None:
+        selected = txn.gather().find(name)
+        if selected is not None and (selected.status.enabled or selected.enabled_but_invalid):
+            raise StillEnabled(name)
+        path = remove_files(asked, name)
+        txn.receipt.extra["removed"] = str(path)
+        txn.finish("ok", EXIT_OK, f"removed {path}")
+
+    txn = transaction(home, "remove", work, options, reporter, candidate=name, command="plugins-remove",
+                      gather_inputs=False)
+    return Result(txn.receipt, txn.inputs)

@@ -1,0 +1,59 @@
+"""What every operation takes besides its own arguments: frozen :class:`Options` and a
+:class:`Reporter` for progress and notices (silent by default: operations print nothing)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ..lock import LOCK_TIMEOUT
+from ..settings import Flags
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to run an operation: the resolution ``flags`` (flag beats environment beats config),
+    how long to wait for the home lock, and the ``--home`` to repeat in next steps (``shown_home``;
+    None when the person did not give one, so printed commands act on the default home)."""
+
+    flags: Flags = field(default_factory=Flags)
+    lock_timeout: float = LOCK_TIMEOUT
+    shown_home: Path | None = None
+
+
+class Reporter(Protocol):
+    """Where an operation tells a person what it is doing. MUST NOT raise; costs nothing to ignore."""
+
+    def progress(self, message: str) -> None:
+        """A long step starts (resolving, building); a terminal may show it, a script ignores it."""
+
+    def notice(self, message: str) -> None:
+        """Something a person should know now: waiting for a lock, a provider installed or not."""
+
+
+class Silent:
+    """The default reporter: says nothing."""
+
+    def progress(self, message: str) -> None:
+        pass
+
+    def notice(self, message: str) -> None:
+        pass
+
+
+SILENT: Reporter = Silent()
+
+
+@dataclass(frozen=True)
+class Notices:
+    """A reporter that hands notices to ``say`` (a logger, a list's ``append``); progress is dropped."""
+
+    say: Callable[[str], None]
+
+    def progress(self, message: str) -> None:
+        pass
+
+    def notice(self, message: str) -> None:
+        self.say(message)

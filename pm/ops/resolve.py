@@ -1,0 +1,122 @@
+"""Resolving: the dry run (``hermes pm resolve [--with NAME]``) and the resolve step of every
+operation that builds (sync, admission, update). Installs nothing; prints nothing."""
+
+from __future__ import annotations
+
+import difflib
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
+from ..inputs import Inputs
+from .failures import NotAdmissible
+from .options import SILENT, Options, Reporter
+from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
+
+if TYPE_CHECKING:
+    from ..resolver import Builder, Conflict, Policy, Resolution
+
+
+class UnknownPlugin(PmError):
+    """No plugin root of the home or its profiles is called ``name``."""
+
+    def __init__(self, name: str, home: Path, close: str | None) -> None:
+        self.name = name
+        self.home = home
+        self.close = close
+        hint = f"; did you mean {close!r}?" if close else " (see `hermes plugins list`)"
+        super().__init__(f"no plugin named {name!r} in {home} or its profiles{hint}")
+
+
+def resolve(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
+            candidate: str | None = None, kind: str = "resolve", package: str | None = None) -> Result:
+    """The dry run of core + selection (+ ``candidate``): outcome ok, conflict (exit 3) or failed.
+    ``kind="why"`` with the ``package`` asked about is ``hermes pm why``'s resolve."""
+    def work(txn: Transaction) -> Resolution | None:
+        if package is not None:
+            txn.receipt.extra["package"] = package
+        resolution = resolve_in(txn, candidate)
+        if resolution is not None:
+            txn.finish("ok", EXIT_OK)
+        return resolution
+
+    txn = transaction(home, kind, work, options, reporter, candidate=candidate, lock=False)
+    return Result(txn.receipt, txn.inputs, txn.value)
+
+
+def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | None:
+    """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
+    steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
+    records it); a resolution is returned with the receipt still open."""
+    from ..index.cache import Cache  # the resolver and the index client load only when used
+    from ..records import resolution_to_json
+    from ..resolver import Conflict
+    from ..reuse import resolve_reusing
+
+    inputs, receipt = txn.gathered, txn.receipt
+    started = time.perf_counter()
+    key = check_candidate(inputs, candidate)
+    policy = policy_of(inputs)
+    try:
+        with source_of(inputs) as source:
+            resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
+                                                 builder=builder_of(inputs, policy), cache=Cache(cache_dir()))
+    except Conflict as conflict:
+        _conflicted(txn, conflict)
+        return None
+    receipt.resolution = resolution_to_json(resolution)
+    receipt.warnings += list(resolution.warnings)
+    receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
+    receipt.extra["reused_resolution"] = reused
+    return resolution
+
+
+def _conflicted(txn: Transaction, conflict: Conflict) -> None:
+    from ..records import conflict_steps, conflict_to_json
+
+    receipt = txn.receipt
+    receipt.conflict = conflict_to_json(conflict)
+    for command, why in conflict_steps(conflict, txn.options.shown_home, admission=receipt.kind == "admit"):
+        if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
+            receipt.step(command, why)
+    receipt.warnings += memory_warnings(txn.gathered, conflict)
+    receipt.finish("conflict", EXIT_CONFLICT)
+
+
+def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:
+    """Memory providers get the loudest message: an agent without its memory looks like data loss.
+    In every conflict's receipt (resolve, sync, admission, update), written before it is finished."""
+    memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory and s.is_member}
+    return [f"MEMORY PROVIDER {name!r} is involved: until this is resolved the agent cannot load its memory"
+            for name in conflict.plugins if name in memory]
+
+
+def unknown_plugin(inputs: Inputs, name: str) -> UnknownPlugin:
+    """The error for a plugin name nothing provides, with a "did you mean" when one is close."""
+    known = sorted({s.plugin.key for s in inputs.selection.plugins} | {s.plugin.root.leaf for s in inputs.selection.plugins})
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return UnknownPlugin(name, inputs.home, close[0] if close else None)
+
+
+def check_candidate(inputs: Inputs, candidate: str | None) -> str | None:
+    """The candidate's plugin key (``category/name`` for a plugin in a category folder); raises
+    :class:`UnknownPlugin` or :class:`NotAdmissible` when it does not exist or cannot join."""
+    if candidate is None:
+        return None
+    found = inputs.find(candidate)
+    if found is None:
+        raise unknown_plugin(inputs, candidate)
+    if not found.status.can_join:
+        raise NotAdmissible(candidate, found.status, found.reason)
+    return found.plugin.key
+
+
+def builder_of(inputs: Inputs, policy: Policy) -> Builder | None:
+    """The uv-based sdist builder when ``pm.allow_builds`` names packages, else None (no builds)."""
+    if not policy.allow_builds:
+        return None
+    from ..index.builds import uv_builder
+
+    settings = inputs.settings
+    return uv_builder(inputs.target.python, settings.index_urls, settings.find_links, offline=settings.offline)

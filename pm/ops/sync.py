@@ -1,0 +1,202 @@
+"""Sync: resolve, build and select a generation — by ONE rule, :func:`obtain` then
+:func:`select_generation`, which sync, the frozen sync, admission, disable and update share.
+
+The rule: remove what an interrupted run left; when the selected generation was built for these
+inputs and is intact, nothing to do; else an intact generation built for them before is selected
+again (no resolve, no uv); else resolve (unless the caller already has the resolution), build with
+uv, and select. Selection changes only at the very end (one atomic replace of ``state.json``);
+a failure before it leaves the previous selection in force and removes the unfinished generation.
+
+The no-op path reads the inputs, one ``state.json``, one ``generation.json`` and one
+site-packages listing, then writes its receipt: no resolver, no uv.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import generations
+from ..errors import EXIT_OK, PmError
+from ..inputs import Inputs
+from ..uv import Uv
+from .options import SILENT, Options, Reporter
+from .resolve import resolve_in
+from .transaction import Result, Transaction, cache_dir, transaction
+
+if TYPE_CHECKING:
+    from ..resolver import Resolution
+
+ALREADY = "already in sync"
+
+
+@dataclass(frozen=True)
+class Obtained:
+    """A generation for the inputs and how it was found: ``current`` (already selected),
+    ``reused`` (built before, not selected) or ``built`` (just now)."""
+
+    generation: generations.Generation
+    how: str
+
+
+def sync(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
+    """``hermes pm sync``: the sync transaction on ``home``'s environment."""
+    txn = transaction(home, "sync", sync_in, options, reporter, command="sync")
+    return Result(txn.receipt, txn.inputs)
+
+
+def sync_in(txn: Transaction) -> None:
+    """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt."""
+    obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
+    if obtained is not None:
+        select_generation(txn, obtained)
+
+
+def _resolving(txn: Transaction) -> Resolution | None:
+    txn.reporter.progress("resolving")
+    return resolve_in(txn)
+
+
+def obtain(txn: Transaction, inputs: Inputs,
+           resolution: Callable[[], Resolution | None]) -> Obtained | None:
+    """The reuse-or-build rule (module docstring). ``resolution`` is called only when a build is
+    needed; None from it (a conflict, receipt finished) stops here with None."""
+    _remove_incomplete(txn)
+    found = generations.reuse(inputs.home, inputs.fingerprint)
+    if found.current and found.generation is not None:
+        return Obtained(found.generation, "current")
+    if found.damaged:
+        txn.receipt.warnings.append(found.damaged)
+    if found.generation is not None:
+        return Obtained(found.generation, "reused")
+    resolved = resolution()
+    if resolved is None:
+        return None
+    return Obtained(build_generation(txn, inputs, resolved), "built")
+
+
+def _remove_incomplete(txn: Transaction) -> None:
+    removed = generations.remove_incomplete(txn.home, txn.store)
+    if removed:
+        txn.receipt.warnings.append(
+            f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
+
+
+def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -> generations.Generation:
+    """Build a new generation with uv (not selected yet)."""
+    from ..build import build  # uv and the build load only when there is work
+
+    with cleaning_up(txn):
+        return build(inputs, resolution, Uv(cache_dir() / "uv"), txn.store, txn.reporter.progress)
+
+
+def select_generation(txn: Transaction, obtained: Obtained, message: str | None = None) -> None:
+    """Select ``obtained`` (nothing to do when current) and finish the receipt ok."""
+    from ..build import pause_point
+
+    generation, how = obtained.generation, obtained.how
+    if how != "current":
+        with cleaning_up(txn):
+            txn.reporter.progress(f"selecting generation {generation.id}")
+            pause_point("select", txn.home, txn.store)
+            generations.select(txn.home, txn.store, generation)
+    if txn.receipt.resolution is None:  # a successful receipt lists every file
+        txn.receipt.resolution = generation.record["resolution"]
+    txn.receipt.generation = generation.to_receipt(selected=True, restart_required=how != "current")
+    default = {"current": ALREADY, "reused": f"selected generation {generation.id}, already built for these inputs",
+               "built": f"built and selected generation {generation.id}"}[how]
+    txn.finish("ok", EXIT_OK, message or default)
+
+
+@contextmanager
+def cleaning_up(txn: Transaction) -> Iterator[None]:
+    """On a failure while building or selecting: remove the unfinished generation, say what stays
+    selected, and let the failure go on to the transaction."""
+    try:
+        yield
+    except PmError:
+        try:
+            generations.remove_incomplete(txn.home, txn.store)
+        except PmError as cleanup:
+            txn.receipt.warnings.append(f"could not remove the unfinished generation: {cleanup}")
+        current = generations.read_state(txn.home).get("selected")
+        txn.receipt.extra["message"] = ("nothing was selected; " + (
+            f"generation {current} stays selected" if current else "no generation is selected"))
+        raise
+
+
+def sync_from(home: Path, from_file: str, options: Options | None = None, reporter: Reporter = SILENT, *,
+              ignore_inputs: bool = False) -> Result:
+    """The frozen sync (``--from FILE``): build exactly the files FILE names (``--find-links``
+    folders may supply them, matched by filename and sha256), no resolver, no index. Refused
+    (:class:`~pm.ops.failures.InputsChanged`) when the home's inputs are not those FILE was made
+    for, unless ``ignore_inputs``. The new generation carries the home's fingerprint when the
+    inputs match FILE's, else the sha256 of FILE, so a later plain sync resolves anew."""
+    txn = transaction(home, "sync", lambda txn: _sync_from(txn, from_file, ignore_inputs), options, reporter,
+                      command="sync")
+    return Result(txn.receipt, txn.inputs)
+
+
+def _sync_from(txn: Transaction, label: str, ignore_inputs: bool) -> None:
+    from ..frozen import localize, read_frozen
+    from ..records import resolution_to_json
+
+    inputs, receipt = txn.gathered, txn.receipt
+    _remove_incomplete(txn)
+    with cleaning_up(txn):
+        frozen = read_frozen(Path(label), inputs.target)
+    changes = _check_basis(txn, frozen, label, ignore_inputs)
+    with cleaning_up(txn):
+        resolution, local = localize(frozen.resolution, inputs.settings.find_links)
+        _check_offline(inputs, resolution, label)
+    receipt.extra["frozen"]["local_files"] = list(local)
+    receipt.resolution = resolution_to_json(resolution)
+    receipt.warnings += list(resolution.warnings)
+    frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256)
+    current = generations.selected(inputs.home)
+    if current is not None and current.fingerprint == frozen_inputs.fingerprint \
+            and _files_of(current.record["resolution"]) == _files_of(receipt.resolution) and current.intact():
+        select_generation(txn, Obtained(current, "current"))
+        return
+    txn.reporter.progress(f"building {len(resolution.pins)} files of {label} ({len(local)} from --find-links folders)")
+    select_generation(txn, Obtained(build_generation(txn, frozen_inputs, resolution), "built"))
+
+
+def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool) -> list[str] | None:
+    """The differences between FILE's inputs and the home's ([] = match; None = unrecorded);
+    raises :class:`InputsChanged` (with the commands that go on) unless ``ignore_inputs``."""
+    from ..commands import hermes
+    from ..frozen import Basis, differences
+    from .failures import InputsChanged
+
+    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    changes = None if frozen.basis is None else (
+        [] if frozen.basis.fingerprint == inputs.fingerprint
+        else differences(frozen.basis, Basis.from_inputs(inputs), label))
+    receipt.extra["frozen"] = {"from": str(Path(label).absolute()), "kind": frozen.kind,
+                               "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
+                               "inputs": "unrecorded" if changes is None else "changed" if changes else "match"}
+    if changes != [] and not ignore_inputs:
+        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
+                     f"build exactly the files of {label} anyway")
+        if changes is not None:
+            receipt.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
+        raise InputsChanged(label, changes)
+    receipt.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
+    return changes
+
+
+def _files_of(resolution: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(p["name"], p["version"], p["file"]["sha256"]) for p in resolution["packages"]}
+
+
+def _check_offline(inputs: Inputs, resolution: Resolution, label: str) -> None:
+    if not inputs.settings.offline:
+        return
+    missing = [p.link.filename for p in resolution.pins if not p.link.url.startswith("file:")]
+    if missing:
+        raise PmError(f"--offline: {len(missing)} file(s) of {label} are in no --find-links folder: "
+                      f"{', '.join(missing)}")

@@ -1,0 +1,162 @@
+"""One transaction around every operation.
+
+:func:`transaction` runs, in order: the environment home (a profile's is its primary's) → the
+managed check (for commands that change the environment) → the home lock → gather the inputs →
+start the receipt; then the operation's work, which finishes the receipt; on the way out a
+:class:`~pm.errors.PmError` becomes the receipt's failure through :func:`failure_of` (one
+vocabulary for every operation), and the finished receipt is written (:func:`receipts.write`).
+A PmError is not re-raised: the operation returns its receipt, whose exit code says how it went.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import managed
+from ..errors import PmError
+from ..inputs import Inputs, gather
+from ..lock import home_lock
+from ..receipt import Receipt
+from ..settings import environment_home
+from ..store import Store
+from . import receipts
+from .failures import failure_of
+from .options import SILENT, Options, Reporter
+
+if TYPE_CHECKING:
+    from ..index.multi import MultiSource
+    from ..resolver import Policy, Resolution
+
+
+@dataclass
+class Transaction:
+    """The state of one running operation: where (``home``, the environment home), how
+    (``options``, ``reporter``), its ``receipt`` and ``store``, and the ``inputs`` once gathered."""
+
+    home: Path
+    options: Options
+    reporter: Reporter
+    receipt: Receipt
+    store: Store
+    inputs: Inputs | None = None
+    value: Any = None
+
+    def gather(self, candidate: str | None = None, *, owner: Path | None = None) -> Inputs:
+        """Gather the inputs (with ``candidate`` proposed in ``owner``'s config) and start the
+        receipt from them; a second call (after config edits) starts it anew."""
+        inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner)
+        self.inputs = inputs
+        start(self.receipt, inputs)
+        return inputs
+
+    @property
+    def gathered(self) -> Inputs:
+        assert self.inputs is not None, "gather() first"
+        return self.inputs
+
+    def finish(self, outcome: str, code: int, message: str | None = None) -> Receipt:
+        if message is not None:
+            self.receipt.extra["message"] = message
+        self.receipt.finish(outcome, code)
+        return self.receipt
+
+
+@dataclass(frozen=True)
+class Result:
+    """What an operation did: its finished, written ``receipt``, the ``inputs`` it read and, when
+    it resolved, the ``resolution``."""
+
+    receipt: Receipt
+    inputs: Inputs | None = None
+    resolution: Resolution | None = None
+
+    @property
+    def code(self) -> int:
+        return self.receipt.exit_code
+
+
+def start(receipt: Receipt, inputs: Inputs) -> Receipt:
+    """Fill the receipt's target, inputs and the selection's notices from ``inputs``."""
+    receipt.target = inputs.target.to_receipt()
+    receipt.inputs = inputs.to_receipt()
+    receipt.warnings[:] = [*inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    return receipt
+
+
+def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], options: Options | None = None,
+                reporter: Reporter = SILENT, *, candidate: str | None = None, command: str | None = None,
+                lock: bool = True, gather_inputs: bool = True) -> Transaction:
+    """Run ``work`` as operation ``kind`` on ``home``'s environment (steps in the module
+    docstring); returns the transaction, its receipt finished and written, ``work``'s return value
+    in :attr:`Transaction.value` (None when it did not get to run or failed).
+
+    ``command`` is the command as :mod:`pm.managed` names it (``sync``, ``plugins-enable`` …):
+    given, a managed environment refuses before anything else. ``lock=False`` for read-only
+    operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
+    options = options or Options()
+    env_home = environment_home(home)
+    txn = Transaction(env_home, options, reporter, Receipt(kind, env_home, candidate=candidate),
+                      Store.for_home(env_home))
+    try:
+        if command is not None:
+            managed.check(env_home, command)
+        with _locked(txn, lock):
+            if gather_inputs:
+                txn.gather(candidate)
+            txn.value = work(txn)
+    except PmError as exc:
+        fail(txn.receipt, exc)
+    assert txn.receipt.finished, f"operation {kind!r} ended without finishing its receipt"
+    receipts.write(txn.receipt)
+    return txn
+
+
+def fail(receipt: Receipt, exc: PmError) -> Receipt:
+    """Finish ``receipt`` with ``exc`` as its failure (:func:`failure_of`)."""
+    failure = failure_of(exc)
+    receipt.failure = failure.section
+    receipt.extra.update(failure.extra)
+    receipt.finish(failure.outcome, failure.exit_code)
+    return receipt
+
+
+@contextlib.contextmanager
+def _locked(txn: Transaction, lock: bool) -> Iterator[None]:
+    if not lock:
+        yield
+        return
+    with home_lock(txn.home, txn.store, timeout=txn.options.lock_timeout, notify=txn.reporter.notice):
+        yield
+
+
+def policy_of(inputs: Inputs) -> Policy:
+    from packaging.utils import canonicalize_name
+
+    from ..resolver import Policy
+
+    settings = inputs.settings
+    return Policy(
+        allow_prereleases=settings.prereleases == "allow",
+        exclude_newer=settings.cutoff,
+        allow_builds=frozenset(canonicalize_name(n) for n in settings.allow_builds),
+    )
+
+
+def source_of(inputs: Inputs) -> MultiSource:
+    """The configured sources; close them (``with``) so background fetches stop."""
+    from ..index import open_sources
+
+    settings = inputs.settings
+    return open_sources(settings.index_urls, settings.find_links, offline=settings.offline,
+                        tags=inputs.target.tags)
+
+
+def cache_dir() -> Path:
+    """pm's cache, shared by every home of the user (see :func:`pm.index.cache.default_cache_dir`)."""
+    from ..index.cache import default_cache_dir
+
+    return default_cache_dir()

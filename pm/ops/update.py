@@ -1,0 +1,130 @@
+"""``hermes update``: install catalog providers that ``memory.provider`` names but nothing
+provides (per home), then sync the union of all homes. Never disables a plugin, never runs
+trial resolutions; a union that no longer resolves leaves the previous generation selected and
+a receipt that names the colliding plugins.
+
+Also the start-up lazy install the host calls once per process per (home, provider).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..catalog import Catalog, CatalogRefusal
+from ..config import read_config
+from ..discover import PluginSources, discover
+from ..install import Installed, InstallError
+from ..install import install as install_files
+from ..plugin import inspect
+from ..selection import provides
+from .install import catalog_for
+from .options import SILENT, Options, Reporter
+from .sync import sync_in
+from .transaction import Result, Transaction, transaction
+
+
+class ProvidersNotInstalled(InstallError):
+    """Configured memory providers the catalog could not install (each ``refusals`` line names the
+    provider, the home and why); the update stops before its sync."""
+
+    def __init__(self, refusals: list[str]) -> None:
+        self.refusals = tuple(refusals)
+        super().__init__("; ".join(refusals))
+
+
+@dataclass(frozen=True)
+class Missing:
+    home: Path
+    provider: str
+
+
+def missing_providers(home: Path) -> list[Missing]:
+    """(home, provider) for the home and each profile whose memory.provider nothing provides."""
+    homes = [home] + sorted(p.parent for p in (home / "profiles").glob("*/config.yaml"))
+    found = []
+    for each in homes:
+        try:
+            provider = read_config(each).memory_provider
+        except Exception:  # noqa: BLE001 - a broken profile is reported by selection, not here
+            continue
+        if provider is None or provider == "builtin":
+            continue
+        plugins = [inspect(root) for root in discover(PluginSources.for_home(each))]
+        if not provides(plugins, provider):
+            found.append(Missing(each, provider))
+    return found
+
+
+def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
+    """Install a missing provider from the catalog into that home; None when the catalog lacks it."""
+    entry = catalog.find(missing.provider)
+    if entry is None:
+        return None
+    return install_files(missing.home, entry.name, catalog)
+
+
+def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
+    """The update transaction under the home lock: per home, install the catalog provider that
+    ``memory.provider`` names but nothing provides (told per home), then sync the union of every
+    home. The receipt's ``installed`` lists what was installed."""
+    def work(txn: Transaction) -> None:
+        catalog = catalog_for(txn.home)
+        installed: list[str] = []
+        refused: list[str] = []
+        for missing in missing_providers(txn.home):
+            names, problem = _install_one(missing, catalog, reporter)
+            installed += names
+            refused += [problem] if problem else []
+        txn.gather()
+        txn.receipt.extra["installed"] = installed
+        if refused:  # a configured memory provider that could not be installed: refused, as install is
+            raise ProvidersNotInstalled(refused)
+        sync_in(txn)
+
+    txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
+    return Result(txn.receipt, txn.inputs)
+
+
+def _install_one(missing: Missing, catalog: Catalog, reporter: Reporter) -> tuple[list[str], str | None]:
+    """(names installed, the refusal when the catalog entry could not be installed)."""
+    where = missing.home
+    try:
+        installed = install_missing(missing, catalog)
+    except (InstallError, CatalogRefusal) as refusal:
+        reporter.notice(f"!!! {where}: memory provider {missing.provider!r} NOT installed: {refusal}")
+        return [], f"memory provider {missing.provider!r} for {where}: {refusal}"
+    if installed is None:
+        reporter.notice(f"!!! {where}: memory provider {missing.provider!r} is configured but nothing provides it "
+                        "and the catalog has no such entry; the agent runs WITHOUT its memory")
+        return [], None
+    reporter.notice(f"{where}: installed memory provider {installed.name!r} "
+                    f"({installed.provenance.get('commit') or installed.provenance.get('sha256')})")
+    return [installed.name], None
+
+
+_LAZY_DONE: set[tuple[str, str]] = set()
+
+
+def lazy_install(home: Path, reporter: Reporter = SILENT) -> list[str]:
+    """Start-up hook: when ``security.allow_lazy_installs`` is exactly true and
+    ``HERMES_DISABLE_LAZY_INSTALLS`` is unset, install missing catalog providers and admit them
+    (the update transaction); else warn loudly with the command to run. Once per process per
+    (home, provider). Never a silent fallback. Returns the names installed."""
+    allowed = read_config(home).allow_lazy_installs and not os.environ.get("HERMES_DISABLE_LAZY_INSTALLS")
+    fresh = [m for m in missing_providers(home) if (str(m.home), m.provider) not in _LAZY_DONE]
+    _LAZY_DONE.update((str(m.home), m.provider) for m in fresh)
+    if not fresh:
+        return []
+    if not allowed:
+        for missing in fresh:
+            reporter.notice(f"WARNING: memory provider {missing.provider!r} (configured in "
+                            f"{missing.home / 'config.yaml'}) is not installed; the agent will run WITHOUT its "
+                            "memory. Run: hermes update")
+        return []
+    done = update(home, Options(), reporter)
+    if done.code != 0:
+        reporter.notice(f"WARNING: installing the missing memory provider did not finish (exit {done.code}); "
+                        f"see {done.receipt.path}")
+    return list(done.receipt.extra.get("installed", []))

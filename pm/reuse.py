@@ -1,0 +1,161 @@
+"""Reusing a resolution: the same inputs over the same index pages give the same pins.
+
+A successful resolution is stored in the cache (``results-v1``) under a key made of everything
+that decides it — the inputs' fingerprint (declarations, selection, core and its lock, target,
+index URLs, find-links folders, policies), the candidate, the exact exclude-newer cutoff, the
+contents of every find-links folder, and pm's version — together with every index page the
+resolution read, each as (status, sha256 of its body). It is reused only while each of those
+pages is unchanged: a page still fresh by its Cache-Control max-age counts without a request, a
+stale one is revalidated (one conditional request, in parallel); any difference, a damaged entry
+or a missing page means resolving again. Offline, the cached pages are what there is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from . import __version__
+from .index.base import FileLink, Metadata, Source
+from .index.cache import Cache
+from .inputs import Inputs
+from .resolver import Builder, Policy, Resolution, resolve_union
+from .resolver.model import Parent, Pin
+from .union import Origin
+
+#: 2: pins keep the metadata that came by range (unverified), for the build's re-check.
+_FORMAT = 2
+
+
+def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate: str | None,
+                    builder: Builder | None, cache: Cache) -> tuple[Resolution, bool]:
+    """``(resolution, reused)``: the stored resolution when its pages are unchanged, else a new one
+    (stored for next time when the source can say which pages it read)."""
+    key = reuse_key(inputs, candidate, policy)
+    found = lookup(cache, key, source)
+    if found is not None:
+        return found, True
+    resolution = resolve_union(inputs.union, inputs.target, source, policy, candidate=candidate, builder=builder)
+    pages = getattr(source, "pages_read", None)
+    if callable(pages):
+        remember(cache, key, resolution, pages())
+    return resolution, False
+
+
+def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:
+    blob = [_FORMAT, __version__, inputs.fingerprint, candidate,
+            policy.exclude_newer.isoformat() if policy.exclude_newer else None,
+            [_folder_state(folder) for folder in inputs.settings.find_links]]
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
+
+
+def _folder_state(folder: Path) -> list[Any]:
+    """Names, sizes and modification times of a find-links folder's entries (cheap: one scandir)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted([e.name, e.stat().st_size, e.stat().st_mtime_ns] for e in entries)
+    except OSError:
+        return [str(folder), "unreadable"]
+
+
+def lookup(cache: Cache, key: str, source: Source) -> Resolution | None:
+    data = cache.get_result(key)
+    if data is None:
+        return None
+    try:
+        stored = json.loads(data)
+        pages = [(str(url), int(status), str(sha)) for url, status, sha in stored["pages"]]
+        resolution = resolution_from_json(stored["resolution"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return resolution if _pages_unchanged(source, pages) else None
+
+
+def remember(cache: Cache, key: str, resolution: Resolution, pages: dict[str, tuple[int, str]]) -> None:
+    stored = {"pages": sorted([url, status, sha] for url, (status, sha) in pages.items()),
+              "resolution": resolution_to_json(resolution)}
+    cache.put_result(key, json.dumps(stored, separators=(",", ":")).encode())
+
+
+def _pages_unchanged(source: Source, pages: list[tuple[str, int, str]]) -> bool:
+    """Every page as recorded: decided from the cache where it can be, else revalidated."""
+    current = getattr(source, "page_current", None)
+    unchanged = getattr(source, "unchanged", None)
+    if not callable(current) or not callable(unchanged):
+        return not pages
+    stale = []
+    for page in pages:
+        verdict = current(*page)
+        if verdict is False:
+            return False
+        if verdict is None:
+            stale.append(page)
+    if len(stale) <= 1:
+        return all(unchanged(*page) for page in stale)
+    with ThreadPoolExecutor(max_workers=min(16, len(stale)), thread_name_prefix="hermes-pm-reuse") as pool:
+        return all(pool.map(lambda page: unchanged(*page), stale))
+
+
+# -- the stored form of a resolution (every field, so nothing differs from a fresh one) -----------
+
+def _origin(origin: Origin | None) -> list[str | None] | None:
+    return None if origin is None else [origin.plugin, origin.file]
+
+
+def _link_to_json(link: FileLink) -> list[Any]:
+    return [link.filename, link.url, link.sha256, link.size, link.requires_python, link.yanked,
+            link.upload_time.isoformat() if link.upload_time else None, link.metadata_sha256, link.source]
+
+
+def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
+    return {"warnings": list(resolution.warnings), "pins": [
+        {"name": pin.name, "version": str(pin.version), "link": _link_to_json(pin.link),
+         "extras": sorted(pin.extras), "required_by": [_origin(o) for o in pin.required_by],
+         "parents": [[p.requirement, _origin(p.origin), p.package, p.locked] for p in pin.parents],
+         "dependencies": list(pin.dependencies), "unverified": _unverified_to_json(pin.unverified)}
+        for pin in resolution.pins]}
+
+
+def _unverified_to_json(metadata: Metadata | None) -> dict[str, Any] | None:
+    """What the build re-checks of metadata read by range (:mod:`pm.recheck`), else None."""
+    if metadata is None:
+        return None
+    return {"requires_dist": [str(r) for r in metadata.requires_dist],
+            "requires_python": str(metadata.requires_python) if metadata.requires_python is not None else None}
+
+
+def _unverified_from_json(data: dict[str, Any] | None, pin: Pin) -> Metadata | None:
+    if data is None:
+        return None
+    python = data["requires_python"]
+    return Metadata(pin.name, pin.version, tuple(Requirement(r) for r in data["requires_dist"]),
+                    SpecifierSet(python) if python is not None else None, unverified=True)
+
+
+def resolution_from_json(data: dict[str, Any]) -> Resolution:
+    pins = []
+    for item in data["pins"]:
+        filename, url, sha256, size, requires_python, yanked, uploaded, metadata_sha256, label = item["link"]
+        link = FileLink(filename, url, sha256, size, requires_python, yanked,
+                        datetime.fromisoformat(uploaded) if uploaded else None, metadata_sha256, label)
+        pin = Pin(
+            name=canonicalize_name(item["name"]), version=Version(item["version"]), link=link,
+            extras=frozenset(canonicalize_name(e) for e in item["extras"]),
+            required_by=tuple(Origin(plugin, file) for plugin, file in item["required_by"]),
+            parents=tuple(Parent(requirement, Origin(*origin) if origin else None, package, bool(locked))
+                          for requirement, origin, package, locked in item["parents"]),
+            dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
+        )
+        pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"), pin)))
+    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]))

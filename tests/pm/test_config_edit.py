@@ -1,0 +1,45 @@
+"""pm.config_edit: the selection lists edited in place — block, flow and CRLF files."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from pm.config_edit import ConfigEditError, change_list
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("# my agent\nmodel: x   # keep me\nplugins:\n  enabled:\n    - a  # first\n",
+     "# my agent\nmodel: x   # keep me\nplugins:\n  enabled:\n    - a  # first\n    - b\n"),
+    ("", "plugins:\n  enabled:\n    - b\n"),
+    ("{}\n", "plugins:\n  enabled:\n  - b\n"),  # what yaml.safe_dump({}) writes
+    ("# mine\n{model: x}\n", "# mine\nmodel: x\nplugins:\n  enabled:\n  - b\n"),
+    ("plugins: {}\n", "plugins:\n  enabled:\n  - b\n"),
+    ("model: 1  # kept\nplugins: {enabled: [a], disabled: [c]}\nother: 2\n",
+     "model: 1  # kept\nplugins:\n  enabled:\n  - a\n  - b\n  disabled:\n  - c\nother: 2\n"),
+    ("plugins:\n  enabled: [a]\n", "plugins:\n  enabled:\n    - a\n    - b\n"),
+])
+def test_adding_to_enabled(text: str, expected: str) -> None:
+    new = change_list(text, "enabled", add="b")
+    assert new == expected
+    assert (yaml.safe_load(new)["plugins"]["enabled"]) == [*((yaml.safe_load(text) or {}).get("plugins") or {})
+                                                           .get("enabled", []), "b"]
+
+
+def test_a_crlf_file_keeps_crlf_and_every_other_byte() -> None:
+    text = "model: x\r\nplugins:\r\n  enabled:\r\n    - a\r\n  disabled:\r\n    - c\r\n"
+    added = change_list(text, "enabled", add="b")
+    assert added == "model: x\r\nplugins:\r\n  enabled:\r\n    - a\r\n    - b\r\n  disabled:\r\n    - c\r\n"
+    removed = change_list(added, "disabled", remove="c")
+    assert removed == "model: x\r\nplugins:\r\n  enabled:\r\n    - a\r\n    - b\r\n  disabled: []\r\n"
+    assert change_list(text, "enabled", add="a") is text  # nothing to change: the same text
+
+
+def test_a_crlf_flow_document_keeps_crlf() -> None:
+    assert change_list("{}\r\n", "enabled", add="b") == "plugins:\r\n  enabled:\r\n  - b\r\n"
+
+
+def test_invalid_yaml_is_a_clear_error_not_a_parser_traceback() -> None:
+    with pytest.raises(ConfigEditError) as caught:
+        change_list("plugins: [\n", "enabled", add="b")
+    assert str(caught.value).startswith("config.yaml is not valid YAML, so pm cannot edit it: ")

@@ -1,0 +1,132 @@
+"""Reusing a resolution (pm.reuse): the same inputs over unchanged pages skip the resolver; any
+change of an input, a page or a find-links folder resolves again."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pm.cli import main
+from pm.index.cache import Cache
+from pm.testing import LocalIndex, add_plugin, build_packages, build_wheel, make_home
+from pm.testing.receipts import assert_valid_receipt
+
+SPEC = {"alpha": {"1.0": ["beta>=1"], "2.0": ["beta>=2"]}, "beta": {"1.0": [], "2.0": []}}
+
+
+@pytest.fixture
+def index(make_index: Callable[..., LocalIndex]) -> LocalIndex:
+    return make_index(SPEC)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for variable in ("HERMES_PM_INDEX_URL", "UV_INDEX_URL", "PIP_INDEX_URL", "HERMES_HOME", "HERMES_PM_FIND_LINKS"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
+    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["maps"]}})
+    add_plugin(home / "plugins", "maps", style="manifest", dependencies=["alpha"])
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    (tmp_path / "lock.txt").write_text("")
+    return home
+
+
+def resolve(capsys: pytest.CaptureFixture[str], home: Path, index: LocalIndex, *extra: str) -> dict[str, Any]:
+    capsys.readouterr()
+    code = main(["resolve", "--json", "--home", str(home), "--index-url", index.url,
+                 "--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt"), *extra])
+    receipt: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert code == 0, receipt
+    assert_valid_receipt(receipt)
+    return receipt
+
+
+def pins(receipt: dict[str, Any]) -> dict[str, str]:
+    return {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
+
+
+def test_the_same_inputs_over_unchanged_pages_reuse_the_resolution(capsys, home, index) -> None:
+    first = resolve(capsys, home, index)
+    assert first["reused_resolution"] is False and pins(first) == {"alpha": "2.0", "beta": "2.0"}
+    index.reset_log()
+    again = resolve(capsys, home, index)
+    assert again["reused_resolution"] is True
+    assert again["resolution"] == first["resolution"]
+    # max-age=0 pages are revalidated (304), nothing else is asked: no metadata, no resolver.
+    assert sorted(index.requests) == [("GET", "/simple/alpha/"), ("GET", "/simple/beta/")]
+
+
+def test_fresh_pages_make_reuse_free_of_requests(capsys, home, index, tmp_path) -> None:
+    resolve(capsys, home, index)
+    cache = Cache(tmp_path / "cache")
+    for name in ("alpha", "beta"):
+        header = cache.get_header(index.project_url(name))
+        assert header is not None
+        cache.put_header(dataclasses.replace(header, max_age=600))
+    index.reset_log()
+    assert resolve(capsys, home, index)["reused_resolution"] is True
+    assert index.requests == []
+
+
+def test_a_changed_page_resolves_again(capsys, home, index, tmp_path) -> None:
+    resolve(capsys, home, index)
+    index.add_files(build_packages(tmp_path / "more", {"beta": {"3.0": []}}))
+    after = resolve(capsys, home, index)
+    assert after["reused_resolution"] is False and pins(after)["beta"] == "3.0"
+
+
+def test_a_changed_declaration_resolves_again(capsys, home, index) -> None:
+    resolve(capsys, home, index)
+    add_plugin(home / "plugins", "maps", style="manifest", dependencies=["alpha<2"])
+    after = resolve(capsys, home, index)
+    assert after["reused_resolution"] is False and pins(after) == {"alpha": "1.0", "beta": "2.0"}
+
+
+def test_a_candidate_or_another_policy_is_another_resolution(capsys, home, index) -> None:
+    add_plugin(home / "plugins", "old-beta", style="manifest", dependencies=["beta<2"])
+    resolve(capsys, home, index)
+    with_candidate = resolve(capsys, home, index, "--with", "old-beta")
+    assert with_candidate["reused_resolution"] is False and pins(with_candidate)["beta"] == "1.0"
+    assert resolve(capsys, home, index, "--prereleases", "allow")["reused_resolution"] is False
+
+
+def test_a_changed_find_links_folder_resolves_again(capsys, home, index, tmp_path) -> None:
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    assert resolve(capsys, home, index, "--find-links", str(folder))["reused_resolution"] is False
+    assert resolve(capsys, home, index, "--find-links", str(folder))["reused_resolution"] is True
+    build_wheel(folder, "beta", "5.0")
+    after = resolve(capsys, home, index, "--find-links", str(folder))
+    assert after["reused_resolution"] is False and pins(after)["beta"] == "5.0"
+
+
+def test_a_damaged_entry_is_a_miss(capsys, home, index, tmp_path) -> None:
+    first = resolve(capsys, home, index)
+    (entry,) = [p for p in (tmp_path / "cache" / "results-v1").rglob("*") if p.is_file()]
+    for damage in (b"", b"{", b'{"pages": [], "resolution": {"pins": [{"name": 1}]}}', b"[]"):
+        entry.write_bytes(damage)
+        again = resolve(capsys, home, index)
+        assert again["reused_resolution"] is False and again["resolution"] == first["resolution"]
+
+
+def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
+    from pm.resolver.model import Parent, Pin, Resolution
+    from pm.reuse import resolution_from_json, resolution_to_json
+    from pm.union import Origin
+
+    first = resolve(capsys, home, index)
+    again = resolve(capsys, home, index)
+    assert again["resolution"] == first["resolution"] and again["warnings"] == first["warnings"]
+    from pm.index.base import FileLink
+    link = FileLink("a-1.0-py3-none-any.whl", "https://i/a-1.0-py3-none-any.whl", "ab" * 32, 12, ">=3.8", "bad",
+                    None, "", "https://i/simple/")
+    resolution = Resolution((Pin(link.name, link.version, link, frozenset({"x"}), (Origin("p", "/f"), Origin.core()),
+                                 (Parent("a>=1", Origin("p", "/f")), Parent("a==1.0", package="b 2", locked=True)),
+                                 ("c",)),), ("a warning",))
+    assert resolution_from_json(json.loads(json.dumps(resolution_to_json(resolution)))) == resolution
