@@ -1,7 +1,8 @@
 """Test support shared by the test suite and ``scripts/bench/``: real files, real servers.
 
 - :mod:`pm.testing.wheels` — deterministic wheels and sdists, and a data-driven builder.
-- :mod:`pm.testing.index` — :class:`LocalIndex`, a PEP 503/691/658 simple repository on 127.0.0.1.
+- :mod:`pm.testing.index` — :class:`LocalIndex`, a PEP 503/691/658 simple repository on 127.0.0.1
+  (header presets of real indexes, bytes sent).
 - :mod:`pm.testing.ranges` — the byte-range answers (206/416) LocalIndex gives on its files.
 - :mod:`pm.testing.homes` — homes, profiles and plugin roots of every declaration style.
 - :mod:`pm.testing.sdists` — sdists with an in-tree PEP 517 backend that build offline (dynamic metadata).
@@ -14,7 +15,7 @@ Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is
 from __future__ import annotations
 
 from .homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
-from .index import LocalIndex, index_from_spec, negotiate
+from .index import PRESETS, LocalIndex, Transfer, index_from_spec, negotiate
 from .wheels import (
     IndexFile,
     build_packages,
@@ -27,9 +28,11 @@ from .wheels import (
 
 __all__ = [
     "DECLARING_STYLES",
+    "PRESETS",
     "STYLES",
     "IndexFile",
     "LocalIndex",
+    "Transfer",
     "add_plugin",
     "add_profile",
     "build_packages",

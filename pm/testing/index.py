@@ -2,7 +2,10 @@
 
 ``LocalIndex`` serves wheels and sdists from directories and :class:`IndexFile` records over a
 ``ThreadingHTTPServer`` bound to an ephemeral port, so resolvers and uv talk to it exactly as to
-PyPI. Knobs (attributes, changeable while running) make it misbehave on purpose for tests.
+PyPI. Knobs (attributes, changeable while running) make it misbehave on purpose for tests,
+or answer with the headers of a real index (:data:`PRESETS`: ``"pypi"``, ``"mirror"``) for
+benchmarks, which read what was sent from :attr:`LocalIndex.transfers` and
+:meth:`LocalIndex.bytes_sent`.
 """
 
 from __future__ import annotations
@@ -47,6 +50,27 @@ _SERVED_TYPES = {  # Accept media type -> (format, Content-Type answered)
 }
 _SUFFIXES = (".whl", ".tar.gz", ".zip")
 
+#: Header modes of real indexes, as ``LocalIndex`` knobs (``LocalIndex(files, **PRESETS[name])``).
+#: ``pypi``: pages fresh for 10 minutes with an ETag, PEP 658 metadata files, immutable files.
+#: ``mirror``: a bare static mirror (no Cache-Control, no validators, no metadata files; clients
+#: must read metadata from the wheel itself, by range requests, which it honours).
+PRESETS: dict[str, dict[str, Any]] = {
+    "pypi": {
+        "cache_control": "max-age=600, public",
+        "validators": True,
+        "metadata_files": True,
+        "file_cache_control": "max-age=365000000, immutable, public",
+        "ranges": True,
+    },
+    "mirror": {
+        "cache_control": None,
+        "validators": False,
+        "metadata_files": False,
+        "file_cache_control": None,
+        "ranges": True,
+    },
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class ServedFile:
@@ -75,6 +99,34 @@ class ServedFile:
         wheel_metadata = metadata if record.filename.endswith(".whl") else None
         return cls(record, project, str(version), hashlib.sha256(data).hexdigest(), len(data),
                    requires_python, wheel_metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class Transfer:
+    """One answered request: what was asked (``range`` is the Range header or None), the status
+    and the body bytes the socket took (headers not counted). Tests read it by field name."""
+
+    method: str
+    path: str
+    status: int
+    body_bytes: int
+    range: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``pages`` (``/simple/…``), ``metadata`` (``….metadata``), ``files`` (any other
+        ``/files/…``) or ``other``: see :func:`path_kind`."""
+        return path_kind(self.path)
+
+
+def path_kind(path: str) -> str:
+    """``pages``, ``metadata``, ``files`` or ``other``: how :class:`Transfer` sorts a path."""
+    path = path.split("?", 1)[0]
+    if path.startswith("/simple"):
+        return "pages"
+    if path.startswith("/files/"):
+        return "metadata" if path.endswith(".metadata") else "files"
+    return "other"
 
 
 def negotiate(accept: str | None, *, allow_json: bool = True) -> tuple[str, str]:
@@ -124,8 +176,15 @@ class LocalIndex:
     is wrong), ``delay`` (seconds slept before every answer), ``ranges`` (answer ``Range``
     requests on files with 206; False: ignore the header and send the whole file, like a server
     without range support), ``stale_ranges`` ({filename: path}: range answers for that file come
-    out of another file's bytes, like a mirror whose range cache is stale). ``requests`` logs
-    (method, path); ``transfers`` logs every file answer with its Range header and bytes sent.
+    out of another file's bytes, like a mirror whose range cache is stale), ``cache_control``
+    (the Cache-Control of pages; ``None`` sends none), ``validators`` (send an ETag on pages and
+    answer a matching If-None-Match with 304; off, neither), ``file_cache_control`` (the
+    Cache-Control of files and metadata files; ``None`` sends none). :data:`PRESETS` holds real
+    indexes' values. ``rescan=False`` (for big benchmark trees) reads the files once, at the
+    first request after each :meth:`add_files`, and renders each page once per format and
+    ``metadata_files``: files must not change while served, and ``corrupt_hashes`` must be set
+    before the first request. ``requests`` logs (method, path); ``transfers`` logs every answer
+    (pages too) with its Range header, status and body bytes; :meth:`bytes_sent` sums them.
     """
 
     def __init__(
@@ -138,6 +197,10 @@ class LocalIndex:
         corrupt_hashes: Iterable[str] = (),
         delay: float = 0.0,
         ranges: bool = True,
+        cache_control: str | None = "max-age=0, must-revalidate",
+        validators: bool = True,
+        file_cache_control: str | None = None,
+        rescan: bool = True,
     ) -> None:
         self.json = json
         self.metadata_files = metadata_files
@@ -146,12 +209,21 @@ class LocalIndex:
         self.delay = delay
         self.ranges = ranges
         self.stale_ranges: dict[str, Path] = {}
-        self._transfers: list[Transfer] = []
+        self.cache_control = cache_control
+        self.validators = validators
+        self.file_cache_control = file_cache_control
+        self.rescan = rescan
         self._lock = threading.Lock()
         self._directories: list[Path] = []
         self._records: dict[str, IndexFile] = {}
         self._cache: dict[tuple[Path, int, int], ServedFile | None] = {}
         self._log: list[tuple[str, str]] = []
+        self._transfers: list[Transfer] = []
+        self._answering = 0  # answers begun and not yet counted in _transfers
+        self._answered = threading.Condition(self._lock)
+        self._snapshot: dict[str, ServedFile] | None = None  # rescan=False: files read once
+        self._pages: dict[tuple[str, str, bool], bytes] = {}  # rescan=False: rendered pages
+        self._facts: dict[tuple[int, int, int, int], ServedFile] = {}  # by inode: hard links
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.add_files(sources)
@@ -200,6 +272,8 @@ class LocalIndex:
     def add_files(self, sources: Iterable[Path | IndexFile]) -> None:
         """Serve more directories, files or records; works while running."""
         with self._lock:
+            self._snapshot = None
+            self._pages.clear()
             for source in sources:
                 if isinstance(source, IndexFile):
                     self._records[source.filename] = source
@@ -215,26 +289,49 @@ class LocalIndex:
             return list(self._log)
 
     def reset_log(self) -> None:
+        """Forget the request log and the transfers."""
         with self._lock:
             self._log.clear()
             self._transfers.clear()
 
     @property
     def transfers(self) -> list[Transfer]:
-        """A copy of the file-answer log (``/files/…`` only), in arrival order."""
-        with self._lock:
+        """A copy of what was answered since the last :meth:`reset_log`, in completion order.
+
+        Waits (up to 2 s) for answers being written to be counted: a client can have read a
+        whole answer a moment before the server thread records it.
+        """
+        with self._answered:
+            self._answered.wait_for(lambda: self._answering == 0, timeout=2.0)
             return list(self._transfers)
 
-    def _note_transfer(self, transfer: Transfer) -> None:
+    def bytes_sent(self) -> dict[str, int]:
+        """Body bytes sent since the last :meth:`reset_log`, by kind (pages, metadata, files,
+        other); HEAD answers and 304s count zero."""
+        totals = dict.fromkeys(("pages", "metadata", "files", "other"), 0)
+        for transfer in self.transfers:
+            totals[transfer.kind] += transfer.body_bytes
+        return totals
+
+    def _answering_one(self) -> None:
         with self._lock:
+            self._answering += 1
+
+    def _sent(self, transfer: Transfer) -> None:
+        with self._answered:
             self._transfers.append(transfer)
+            self._answering -= 1
+            self._answered.notify_all()
 
     def _note(self, method: str, path: str) -> None:
         with self._lock:
             self._log.append((method, path))
 
     def served_files(self) -> dict[str, ServedFile]:
-        """Every servable, existing file by name, sorted; facts cached per (path, mtime, size)."""
+        """Every servable, existing file by name, sorted; facts cached per (path, mtime, size),
+        and read once per inode (hard links share them). With ``rescan=False``, read once."""
+        if not self.rescan and (snapshot := self._snapshot) is not None:
+            return snapshot
         with self._lock:
             records = {p.name: IndexFile(p.name, p) for d in self._directories
                        for p in d.iterdir() if p.is_file() and p.name.endswith(_SUFFIXES)}
@@ -247,10 +344,32 @@ class LocalIndex:
                 continue
             key = (record.path, stat.st_mtime_ns, stat.st_size)
             if key not in self._cache:
-                self._cache[key] = ServedFile.read(record)
+                self._cache[key] = self._read(record, stat)
             if (facts := self._cache[key]) is not None:
                 served[filename] = dataclasses.replace(facts, record=record)
+        if not self.rescan:
+            self._snapshot = served
         return served
+
+    def _read(self, record: IndexFile, stat: Any) -> ServedFile | None:
+        """:meth:`ServedFile.read`, reusing the bytes' facts of another name of the same inode
+        when the name gives the same project and version."""
+        inode = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        known = self._facts.get(inode)
+        if known is not None and stat.st_nlink > 1:
+            try:
+                if record.filename.endswith(".whl"):
+                    project, version, _, _ = parse_wheel_filename(record.filename)
+                else:
+                    project, version = parse_sdist_filename(record.filename)
+            except (InvalidWheelFilename, InvalidSdistFilename):
+                return None
+            if (project, str(version)) == (known.project, known.version):
+                return dataclasses.replace(known, record=record)
+        facts = ServedFile.read(record)
+        if facts is not None:
+            self._facts[inode] = facts
+        return facts
 
     def projects(self) -> dict[NormalizedName, list[ServedFile]]:
         """Served files grouped by normalized project name."""
@@ -300,6 +419,14 @@ class LocalIndex:
 
     def render_project(self, name: NormalizedName, files: list[ServedFile], fmt: str) -> bytes:
         """The project page for ``files`` in ``fmt`` ("json" or "html")."""
+        if not self.rescan:
+            key = (name, fmt, self.metadata_files)
+            if (page := self._pages.get(key)) is None:
+                page = self._pages[key] = self._render_project(name, files, fmt)
+            return page
+        return self._render_project(name, files, fmt)
+
+    def _render_project(self, name: NormalizedName, files: list[ServedFile], fmt: str) -> bytes:
         if fmt == "html":
             return _html_page(f"Links for {name}", map(self._html_link, files))
         versions = sorted({served.version for served in files}, key=Version)
@@ -314,18 +441,6 @@ class LocalIndex:
             return _html_page("Simple index", (f'<a href="/simple/{n}/">{n}</a>' for n in names))
         page = {"meta": {"api-version": "1.1"}, "projects": [{"name": n} for n in names]}
         return json.dumps(page, indent=1).encode()
-
-
-@dataclasses.dataclass(frozen=True)
-class Transfer:
-    """One answer to a ``/files/…`` request: what was asked (``range`` is the Range header or
-    None), the status and the body bytes the socket took. Tests read it by field name."""
-
-    method: str
-    path: str
-    status: int
-    body_bytes: int
-    range: str | None = None
 
 
 class _Server(ThreadingHTTPServer):
@@ -347,9 +462,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     index: LocalIndex
     protocol_version = "HTTP/1.1"
+    _status = 0  # the status of the answer being written
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silence the default per-request stderr line."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.wfile = _CountingWriter(self.wfile)  # type: ignore[assignment]
+
+    def flush_headers(self) -> None:
+        """Headers go out uncounted: ``transfers`` count bodies only."""
+        if buffered := getattr(self, "_headers_buffer", None):
+            self.wfile.raw.write(b"".join(buffered))  # type: ignore[attr-defined]
+            self._headers_buffer: list[bytes] = []
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._status = int(code)
+        super().send_response(code, message)
 
     def do_GET(self) -> None:
         self._answer(send_body=True)
@@ -358,6 +488,16 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(send_body=False)
 
     def _answer(self, *, send_body: bool) -> None:
+        written, self._status = self.wfile.written, 0  # type: ignore[attr-defined]
+        self.index._answering_one()
+        try:
+            self._route(send_body=send_body)
+        finally:
+            sent = self.wfile.written - written  # type: ignore[attr-defined]
+            self.index._sent(Transfer(self.command, self.path, self._status, sent,
+                                      self.headers.get("Range")))
+
+    def _route(self, *, send_body: bool) -> None:
         self.index._note(self.command, self.path)
         if self.index.delay:
             time.sleep(self.index.delay)
@@ -402,9 +542,11 @@ class _Handler(BaseHTTPRequestHandler):
             if asked is not None and filename in self.index.stale_ranges:
                 data = self.index.stale_ranges[filename].read_bytes()
             status, body, headers = answer_range(data, asked)
+        if cache := self.index.file_cache_control:
+            headers = {**headers, "Cache-Control": cache}
         self._send(status, body, False, headers, content_type="application/octet-stream")
-        sent = self._write_counted(body) if send_body else 0
-        self.index._note_transfer(Transfer(self.command, self.path, int(status), sent, asked))
+        if send_body:  # _answer logs the transfer with the bytes the socket took
+            self._write_counted(body)
 
     def _write_counted(self, body: bytes) -> int:
         """Write ``body`` in pieces; the bytes the socket took before the client hung up (a client
@@ -422,11 +564,17 @@ class _Handler(BaseHTTPRequestHandler):
         """Negotiate, render, and answer 200 or 304 (ETag / If-None-Match)."""
         fmt, content_type = negotiate(self.headers.get("Accept"), allow_json=self.index.json)
         body = render(fmt)
-        etag = '"' + hashlib.sha256(content_type.encode() + b"\0" + body).hexdigest()[:32] + '"'
-        headers = {"ETag": etag, "Cache-Control": "max-age=0, must-revalidate", "Vary": "Accept"}
-        wanted = {tag.strip().removeprefix("W/") for tag in
-                  self.headers.get("If-None-Match", "").split(",")}
-        if etag in wanted or "*" in wanted:
+        headers = {"Vary": "Accept"}
+        if self.index.cache_control is not None:
+            headers["Cache-Control"] = self.index.cache_control
+        wanted: set[str] = set()
+        if self.index.validators:
+            digest = hashlib.sha256(content_type.encode() + b"\0" + body).hexdigest()[:32]
+            headers["ETag"] = etag = f'"{digest}"'
+            wanted = {tag.strip().removeprefix("W/") for tag in
+                      self.headers.get("If-None-Match", "").split(",")}
+            wanted = {tag for tag in wanted if tag in (etag, "*")}
+        if wanted:
             self.send_response(HTTPStatus.NOT_MODIFIED)
             for key, value in headers.items():
                 self.send_header(key, value)
@@ -451,6 +599,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if send_body:
             self.wfile.write(body)
+
+
+class _CountingWriter:
+    """The handler's socket writer, counting the bytes written through it (bodies: the
+    handler's :meth:`_Handler.flush_headers` writes headers to ``raw`` directly)."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw, self.written = raw, 0
+
+    def write(self, data: bytes) -> int:
+        """Write in 64 KiB pieces, counting each one sent, so an answer the client stops
+        reading halfway (a streaming metadata reader) counts what went out before it hung up."""
+        view = memoryview(data)
+        for start in range(0, len(view), 65536):
+            piece = view[start : start + 65536]
+            self.raw.write(piece)  # all of it, or an exception
+            self.written += len(piece)
+        return len(view)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
 
 
 def index_from_spec(tmpdir: Path, spec: Mapping[str, Mapping[str, Any]],

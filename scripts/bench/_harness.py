@@ -2,7 +2,11 @@
 
 Every measured command is a real subprocess; a figure is the median wall time of ``runs`` runs.
 "Cold" runs get a fresh, empty cache directory each; "warm" runs share one directory warmed by an
-untimed first run.
+untimed first run. :func:`run_measured` also reads the process's peak RSS (``os.wait4``: the
+high-water mark of that child alone, not of every child so far). Both tools target the same real
+interpreter (:func:`real_python`): uv gets it as ``--python``; pm, run by the bench's own
+interpreter (a venv's, which has pm's dependencies), gets it as ``--python`` too, which pm treats
+as itself when the real paths agree (a venv and its base share markers and tags).
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,27 +32,54 @@ from uv import find_uv_bin  # noqa: E402
 UV = str(find_uv_bin())
 
 
-def arguments(description: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=description)
+def arguments(
+    description: str,
+    more: Callable[[argparse.ArgumentParser], None] | None = None,
+    *,
+    runs: int = 5,
+    local: bool = True,
+) -> argparse.Namespace:
+    """Parse the common options (and ``more``; ``local``: the local-index ones, --sizes and
+    --raw-index); ``args.target`` is the real interpreter."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
-        "--runs", type=int, default=5, help="timed runs per figure (median; default 5)"
+        "--runs", type=int, default=runs, help=f"timed runs per figure (median; default {runs})"
     )
     parser.add_argument(
         "--python",
         default=sys.executable,
-        help="interpreter that runs `python -m pm` and that uv targets (default: this one)",
+        help="interpreter that runs `python -m pm` (it needs pm's dependencies; default: this "
+        "one); both tools target its real executable (symlinks and shims resolved)",
     )
-    parser.add_argument("--sizes", default="10,50,200", help="plugin counts (default 10,50,200)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder and print it")
-    parser.add_argument(
-        "--raw-index",
-        action="store_true",
-        help="serve with LocalIndex's stock socket settings (see tune_local_index)",
-    )
+    if local:
+        parser.add_argument(
+            "--sizes", default="10,50,200", help="plugin counts (default 10,50,200)"
+        )
+        parser.add_argument(
+            "--raw-index",
+            action="store_true",
+            help="serve with LocalIndex's stock socket settings (see tune_local_index)",
+        )
+    if more is not None:
+        more(parser)
     args = parser.parse_args()
-    if not args.raw_index:
+    if local and not args.raw_index:
         tune_local_index()
+    args.target = real_python(args.python)
     return args
+
+
+def real_python(python: str) -> str:
+    """The real executable behind ``python``: a venv's symlink, a pyenv shim (a shell script)
+    and the like resolved by asking the interpreter itself."""
+    done = subprocess.run(
+        [python, "-c", "import os, sys; print(os.path.realpath(sys.executable))"],
+        capture_output=True, text=True, check=True,
+    )
+    return done.stdout.strip()
 
 
 def tune_local_index() -> None:
@@ -75,6 +106,17 @@ def work_dir(keep: bool) -> tempfile.TemporaryDirectory[str] | Path:
     return tempfile.TemporaryDirectory(prefix="hermes-bench-")
 
 
+#: Header modes of the local index: pm.testing.index.PRESETS plus LocalIndex's stock headers.
+INDEX_MODES = ("pypi", "mirror", "revalidate")
+
+
+def index_knobs(mode: str) -> dict[str, Any]:
+    """LocalIndex knobs of a header mode (``revalidate``: the stock ones, max-age=0 + ETag)."""
+    from pm.testing import PRESETS
+
+    return dict(PRESETS.get(mode, {}))
+
+
 _outputs = itertools.count()
 
 
@@ -84,11 +126,13 @@ def pm_argv(python: str, command: str, layout: Any, url: str, *extra: str) -> li
             "--core", str(layout.core), "--core-lock", str(layout.core_lock), *extra]
 
 
-def uv_compile_argv(python: str, layout: Any, url: str, cache: Path) -> list[str]:
+def uv_compile_argv(
+    python: str, layout: Any, url: str, cache: Path, *extra: str
+) -> list[str]:
     """``uv pip compile`` of a workload's root requirements, into a fresh output (no preferences)."""
     output = layout.requirements_in.parent / f"uv-out-{next(_outputs)}.txt"
     return [UV, "pip", "compile", str(layout.requirements_in), "--index-url", url, "--python", python,
-            "--cache-dir", str(cache), "--quiet", "--output-file", str(output)]
+            "--cache-dir", str(cache), "--quiet", "--output-file", str(output), *extra]
 
 
 def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:
@@ -123,16 +167,59 @@ def uv_env() -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Measured:
+    """One finished command: wall seconds, stdout, and its peak resident set size in bytes."""
+
+    seconds: float
+    stdout: str
+    peak_rss: int
+
+
+#: Starts a command and reports its wall time and peak RSS. A child forked from the bench itself
+#: would report at least the bench's own RSS (Linux carries the old address space's high-water
+#: mark across fork and exec, and the bench holds the index in memory); forked from this small
+#: launcher, it reports its own. The launcher's start-up is outside the time it reports.
+_LAUNCHER = """
+import os, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - started
+with open(report, "w") as out:
+    out.write(f"{seconds!r} {usage.ru_maxrss}")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def run_measured(argv: Sequence[str], env: dict[str, str], ok: Sequence[int] = (0,)) -> Measured:
+    """Run ``argv`` (through :data:`_LAUNCHER`); raises SystemExit with its output on an odd
+    exit. Peak RSS is ``ru_maxrss`` of that process (and of children it waited for)."""
+    with tempfile.TemporaryDirectory(prefix="hermes-bench-run-") as folder:
+        report = Path(folder) / "report"
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(report), *argv], env=env,
+            capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+        )
+        if done.returncode not in ok:
+            raise SystemExit(
+                f"exit {done.returncode}: {' '.join(argv)}\n{done.stdout}\n{done.stderr}"
+            )
+        seconds, peak_kib = report.read_text().split()
+    return Measured(float(seconds), done.stdout, int(peak_kib) * 1024)  # Linux: KiB
+
+
 def run(argv: Sequence[str], env: dict[str, str], ok: Sequence[int] = (0,)) -> tuple[float, str]:
     """Run ``argv``; return (seconds, stdout). Raises SystemExit with its output on an odd exit."""
-    started = time.perf_counter()
-    done = subprocess.run(
-        list(argv), env=env, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
-    )
-    seconds = time.perf_counter() - started
-    if done.returncode not in ok:
-        raise SystemExit(f"exit {done.returncode}: {' '.join(argv)}\n{done.stdout}\n{done.stderr}")
-    return seconds, done.stdout
+    done = run_measured(argv, env, ok)
+    return done.seconds, done.stdout
 
 
 def median_of(runs: int, once: Callable[[int], float]) -> float:
@@ -158,6 +245,14 @@ def cold_and_warm(
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
+
+
+def size(count: float) -> str:
+    """Bytes for people: 0 B, 812 B, 4.1 kB, 30.2 MB, 1.20 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.{2 if unit == 'GB' else 1}f} {unit}"
+    return f"{count:.0f} B"
 
 
 def ratio(ours: float, theirs: float, target: float) -> str:

@@ -1,6 +1,7 @@
 """Benchmark: `hermes pm sync` / `hermes pm check` as whole commands against uv doing the same.
 
 Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,200] [--keep]
+           [--mode revalidate|pypi|mirror]
 
 1. No-op: after a first sync of N plugins (a shared pool of 80 packages on a local index), the
    median time of `python -m pm sync` (nothing changed) and `python -m pm check`, against
@@ -15,6 +16,10 @@ Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,20
    <= 1.5x. The build step alone: `python -m pm sync --from pylock.toml` (a frozen sync, no
    resolver; each run's file is exported, untimed, after the inputs change) against the same. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
    build into uv's time and pm's own.
+--mode picks the local index's headers (see resolve.py; default revalidate, LocalIndex's stock
+max-age=0, under which a warm uv revalidates every page: with pypi a warm uv compile sends no
+request at all, a harder bar for the no-op). uv targets the real executable behind --python (a venv's symlink or a pyenv shim resolved), so
+its interpreter discovery is cheap; pm runs on --python itself (it needs pm's dependencies).
 This is a benchmark script, not a test: it prints figures and never fails on them.
 """
 
@@ -42,10 +47,10 @@ def noop_row(args, folder: Path, workload: workloads.Workload, url: str) -> list
         args.runs, lambda i: h.run(h.pm_argv(args.python, "check", layout, url), env)[0]
     )
     uv_cache = folder / "uv-cache"
-    h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())  # warm it
+    h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())  # warm it
     compile_ = h.median_of(
         args.runs,
-        lambda i: h.run(h.uv_compile_argv(args.python, layout, url, uv_cache), h.uv_env())[0],
+        lambda i: h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())[0],
     )
     return [
         workload.name,
@@ -175,7 +180,7 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
         def install(
             i: int, pins: Path = pins, cache: Path = cache, index: list[str] = index
         ) -> float:
-            return uv_install(args.python, folder / "venv", pins, cache, index)
+            return uv_install(args.target, folder / "venv", pins, cache, index)
 
         install(-1)  # warm the cache
         figures.append(h.median_of(args.runs, install))
@@ -195,8 +200,13 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
     ]
 
 
+def _mode_option(parser) -> None:
+    parser.add_argument("--mode", choices=h.INDEX_MODES, default="revalidate",
+                        help="the local index's headers (default: revalidate)")
+
+
 def main() -> None:
-    args = h.arguments(__doc__.splitlines()[0])
+    args = h.arguments(__doc__, _mode_option)
     holder = h.work_dir(args.keep)
     folder = Path(holder if isinstance(holder, Path) else holder.name)
     print(
@@ -205,7 +215,8 @@ def main() -> None:
     )
     spec, ref = workloads.pool()
     noop = []
-    with LocalIndex(build_packages(folder / "dists-pool", spec)) as index:
+    knobs = h.index_knobs(args.mode)
+    with LocalIndex(build_packages(folder / "dists-pool", spec), **knobs) as index:
         for count in (int(s) for s in args.sizes.split(",")):
             noop.append(
                 noop_row(
@@ -214,7 +225,7 @@ def main() -> None:
             )
             print(f"  done: {count} plugins", file=sys.stderr)
     realistic = workloads.realistic()
-    with LocalIndex(build_packages(folder / "dists-realistic", realistic.spec)) as index:
+    with LocalIndex(build_packages(folder / "dists-realistic", realistic.spec), **knobs) as index:
         build = build_row(args, folder / "build", realistic, index.url)
     print("no-op (after a first sync), target: faster than uv pip compile warm")
     h.print_table(

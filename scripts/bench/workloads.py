@@ -9,7 +9,8 @@
   and :func:`pool_plugins` — N plugins whose requirements are drawn from that pool (every range
   contains the reference version, so the union always resolves).
 
-Everything is deterministic for a given seed.
+Everything is deterministic for a given seed. The big-pages workload (projects with thousands of
+files, like numpy or grpcio, served from a cached tree) lives in :mod:`bigpages`.
 """
 
 from __future__ import annotations
