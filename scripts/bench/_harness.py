@@ -54,6 +54,14 @@ def arguments(
         "one); both tools target its real executable (symlinks and shims resolved)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder and print it")
+    parser.add_argument(
+        "--pm-from",
+        choices=("wheel", "checkout"),
+        default="wheel",
+        help="run pm as users have it, built and installed (not editable) into a venv of its own "
+        "made once per state of the sources (default), or from the checkout on PYTHONPATH with "
+        "--python's packages (an editable install's import hooks then cost ~20 ms per command)",
+    )
     if local:
         parser.add_argument(
             "--sizes", default="10,50,200", help="plugin counts (default 10,50,200)"
@@ -69,7 +77,37 @@ def arguments(
     if local and not args.raw_index:
         tune_local_index()
     args.target = real_python(args.python)
+    if args.pm_from == "wheel":
+        global PM_FROM_CHECKOUT
+        PM_FROM_CHECKOUT = False
+        args.python = installed_pm(args.target)
     return args
+
+
+#: Whether `python -m pm` imports pm from the checkout (PYTHONPATH) rather than an installed copy.
+PM_FROM_CHECKOUT = True
+BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hermes-pm-bench"
+
+
+def installed_pm(base: str) -> str:
+    """The interpreter of a venv (on ``base``) with this checkout built and installed as a wheel,
+    as `uv tool install` or `pip install` would leave it; made once per state of the sources."""
+    import hashlib
+
+    digest = hashlib.sha256(base.encode())
+    for path in sorted([ROOT / "pyproject.toml", *ROOT.glob("pm/**/*"), *ROOT.glob("agent/**/*")]):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(f"{path.relative_to(ROOT)}\0".encode() + path.read_bytes())
+    venv = BENCH_CACHE / f"pm-{digest.hexdigest()[:16]}"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        print(f"  installing pm (wheel) into {venv}", file=sys.stderr)
+        for stale in BENCH_CACHE.glob("pm-*"):
+            subprocess.run(["rm", "-rf", str(stale)], check=False)
+        subprocess.run([UV, "venv", "--quiet", "--python", base, str(venv)], check=True, env=uv_env())
+        subprocess.run([UV, "pip", "install", "--quiet", "--python", str(python), str(ROOT)], check=True,
+                       env=uv_env())
+    return str(python)
 
 
 def real_python(python: str) -> str:
@@ -136,7 +174,8 @@ def uv_compile_argv(
 
 
 def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:
-    """Environment of `python -m pm`: the checkout importable, a given cache, no bundled plugins.
+    """Environment of `python -m pm`: pm installed (or the checkout importable, with --pm-from
+    checkout), a given cache, no bundled plugins.
 
     Bytecode is cached (under ``pycache``, outside the checkout) as in any installed tool, even
     when the caller's environment says PYTHONDONTWRITEBYTECODE.
@@ -146,8 +185,9 @@ def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("HERMES_", "UV_", "PIP_")) and k != "PYTHONDONTWRITEBYTECODE"
     }
+    if PM_FROM_CHECKOUT:
+        env["PYTHONPATH"] = str(ROOT)
     env.update(
-        PYTHONPATH=str(ROOT),
         PYTHONPYCACHEPREFIX=str(pycache),
         HERMES_PM_CACHE_DIR=str(cache),
         HERMES_BUNDLED_PLUGINS=str(bundled),
