@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _yaml
 from ._files import read_text
-from .errors import ConfigError, InputError, Problem
+from .errors import ConfigError, InputError, Problem, quote
 
 CONFIG_NAME = "config.yaml"
 
@@ -76,7 +76,7 @@ def read_config(home: Path) -> HomeConfig:
     disabled = _names(plugins, "plugins.disabled", "disabled", path, problems)
     provider = memory.get("provider")
     if provider is not None and (not isinstance(provider, str) or not provider):
-        problems.append(Problem(path, "memory.provider", f"must be a plugin name, got {provider!r}"))
+        problems.append(Problem(path, "memory.provider", f"must be a plugin name, got {quote(provider)}"))
         provider = None
     settings = _pm_settings(pm, path, problems)
     if problems:
@@ -111,7 +111,7 @@ def _section(data: dict[str, Any], key: str, path: Path, problems: list[Problem]
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.append(Problem(path, key, f"must be a mapping, got {type(value).__name__} {value!r}"))
+        problems.append(Problem(path, key, f"must be a mapping, got {type(value).__name__} {quote(value)}"))
         return {}
     return value
 
@@ -121,12 +121,12 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
     if value is None:
         return ()
     if not isinstance(value, list):
-        problems.append(Problem(path, label, f"must be a list of plugin names, got {type(value).__name__} {value!r}"))
+        problems.append(Problem(path, label, f"must be a list of plugin names, got {type(value).__name__} {quote(value)}"))
         return ()
     bad = [item for item in value if not isinstance(item, str) or not item]
     if bad:
         hint = " (YAML reads bare on/off/yes/no as booleans: quote the name)" if isinstance(bad[0], bool) else ""
-        problems.append(Problem(path, label, f"must be a list of plugin names; {bad[0]!r} is not one{hint}"))
+        problems.append(Problem(path, label, f"must be a list of plugin names; {quote(bad[0])} is not one{hint}"))
         return ()
     return tuple(dict.fromkeys(value))
 
@@ -136,7 +136,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
     for key, value in section.items():
         if key not in PM_SETTINGS:
             close = difflib.get_close_matches(str(key), PM_SETTINGS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
+            hint = f"; did you mean {quote(close[0])}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
             problems.append(Problem(path, f"pm.{key}", f"unknown key{hint}"))
             continue
         types = PM_SETTINGS[key]
@@ -144,10 +144,10 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             continue
         if isinstance(value, bool) or not isinstance(value, types):
             names = " or ".join(t.__name__ for t in types)
-            problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {value!r}"))
+            problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue
         if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-            problems.append(Problem(path, f"pm.{key}", f"must be a list of strings, got {value!r}"))
+            problems.append(Problem(path, f"pm.{key}", f"must be a list of strings, got {quote(value)}"))
             continue
         settings[key] = value
     return settings

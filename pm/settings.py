@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import HomeConfig
-from .errors import UsageError
+from .errors import UsageError, quote
 
 DEFAULT_INDEX_URL = "https://pypi.org/simple/"
 
@@ -68,7 +68,7 @@ def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetim
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"{key}: {value!r} is neither a date (2026-01-31), a date-time, nor 'N days'") from None
+        raise UsageError(f"{key}: {quote(value)} is neither a date (2026-01-31), a date-time, nor 'N days'") from None
     if len(text) == 10:  # a bare date means the end of that day
         moment = moment + timedelta(days=1)
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
@@ -131,5 +131,5 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
 
 def _prereleases(value: str | None) -> str | None:
     if value not in (None, "allow", "pep440"):
-        raise UsageError(f"pm.prereleases: {value!r} is not a policy (use 'allow', or leave it out for PEP 440)")
+        raise UsageError(f"pm.prereleases: {quote(value)} is not a policy (use 'allow', or leave it out for PEP 440)")
     return None if value == "pep440" else value
