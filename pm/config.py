@@ -8,6 +8,7 @@ setting.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ class HomeConfig:
 def read_config(home: Path) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
         return HomeConfig(file=path)
     try:
         source = read_text(path, within=home)
@@ -131,6 +132,15 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
     return tuple(dict.fromkeys(value))
 
 
+def _bad_value(value: Any) -> str | None:
+    """What a setting of the right type must still be: a list of strings; a finite number >= 0."""
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+        return "a list of strings"
+    if isinstance(value, float | int) and not (math.isfinite(value) and value >= 0):
+        return "a finite number, 0 or more"
+    return None
+
+
 def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for key, value in section.items():
@@ -146,8 +156,9 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             names = " or ".join(t.__name__ for t in types)
             problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue
-        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-            problems.append(Problem(path, f"pm.{key}", f"must be a list of strings, got {quote(value)}"))
+        bad = _bad_value(value)
+        if bad:
+            problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue
         settings[key] = value
     return settings

@@ -64,7 +64,10 @@ def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetim
     text = value.strip()
     parts = text.split()
     if len(parts) == 2 and parts[0].isdigit() and parts[1] in ("day", "days"):
-        return datetime.now(timezone.utc) - timedelta(days=int(parts[0]))
+        try:
+            return datetime.now(timezone.utc) - timedelta(days=int(parts[0]))
+        except OverflowError:
+            raise UsageError(f"{key}: {quote(value)} reaches back before the year 1") from None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import managed
-from ..errors import PmError
+from ..config import read_config
+from ..errors import InputError, PmError
 from ..inputs import Inputs, gather
-from ..lock import home_lock
+from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
 from ..receipt import Receipt
 from ..settings import environment_home
 from ..store import Store
@@ -129,8 +130,19 @@ def _locked(txn: Transaction, lock: bool) -> Iterator[None]:
     if not lock:
         yield
         return
-    with home_lock(txn.home, txn.store, timeout=txn.options.lock_timeout, notify=txn.reporter.notice):
+    with home_lock(txn.home, txn.store, timeout=_lock_timeout(txn), notify=txn.reporter.notice):
         yield
+
+
+def _lock_timeout(txn: Transaction) -> float:
+    """``--lock-timeout``, else the home's ``pm.lock_timeout``, else :data:`LOCK_TIMEOUT`."""
+    if txn.options.lock_timeout is not None:
+        return checked_timeout(txn.options.lock_timeout)
+    try:
+        configured = read_config(txn.home).pm.get("lock_timeout")
+    except InputError:
+        return LOCK_TIMEOUT  # gathering the inputs reports the broken config
+    return LOCK_TIMEOUT if configured is None else checked_timeout(configured, "pm.lock_timeout")
 
 
 def policy_of(inputs: Inputs) -> Policy:
