@@ -109,6 +109,9 @@ def _say(text: str) -> None:
 
 
 def _setup(home: Path, args: argparse.Namespace) -> int:
+    from pm.names import check_name
+
+    check_name(args.name, "memory provider name")  # '' or a name no folder can have: a usage error
     presets = parse_sets(args.sets)
     preparation = prepare_provider(home, args.name)
     if preparation.receipt is not None and not args.json:

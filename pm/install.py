@@ -26,7 +26,8 @@ from typing import Any
 
 from .catalog import Catalog, CatalogRefusal, Entry
 from .discover import PluginRoot, is_plugin_name
-from .errors import PmError
+from .errors import PmError, quote
+from .names import BadName, check_name
 from .plugin import inspect
 from .store import Store
 
@@ -49,9 +50,10 @@ class Installed:
 
 def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> Installed:
     """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``)."""
-    entry = None if ("/" in spec or "@" in spec or Path(spec).exists()) else catalog.find(spec)
-    if entry is None and not ("/" in spec or "@" in spec or Path(spec).exists()):
-        raise CatalogRefusal(f"{spec!r} is not in the catalog ({catalog.file}), not a folder, and not a "
+    located = "/" in spec or "@" in spec or _exists(spec)
+    entry = None if located else catalog.find(spec)
+    if entry is None and not located:
+        raise CatalogRefusal(f"{quote(spec)} is not in the catalog ({catalog.file}), not a folder, and not a "
                              "git URL with a 40-hex commit (git+URL@COMMIT)")
     plugins = home / "plugins"
     store = Store(plugins)
@@ -93,12 +95,12 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
         return src / entry.subdir, {"source": "catalog", "name": entry.name, "archive": entry.archive,
                                     "sha256": entry.sha256, "subdir": entry.subdir, "installed_at": now}
     match = _GIT_SOURCE.match(spec)
-    if match and not Path(spec).is_dir():
+    if match and not _is_dir(Path(spec)):
         src = _git(match["url"], match["commit"], staging / "src")
         return src, {"source": "git", "git": match["url"], "commit": match["commit"], "installed_at": now}
     folder = Path(spec).expanduser().resolve()
-    if not folder.is_dir():
-        raise InstallError(f"{spec}: no such folder")
+    if not _is_dir(folder):
+        raise InstallError(f"{quote(spec)}: no such folder")
     plugins = staging.parent.resolve()
     if plugins == folder or plugins.is_relative_to(folder):
         raise InstallError(f"{spec}: holds {plugins} itself; refusing to install a folder that contains the "
@@ -167,9 +169,28 @@ def _name_of(root: Path, spec: str) -> str:
 
     manifest = read_manifest(root)
     name = manifest.name or Path(spec.split("@")[0].rstrip("/")).name.removesuffix(".git")
-    if not is_plugin_name(name) or "/" in name or ".." in name:
-        raise InstallError(f"{spec}: cannot name the plugin from {name!r}")
+    try:
+        check_name(name)
+    except BadName as exc:  # config.yaml could never enable it
+        raise InstallError(f"{quote(spec)}: cannot name the plugin: {exc}") from None
+    if not is_plugin_name(name) or "/" in name:
+        raise InstallError(f"{quote(spec)}: cannot name the plugin from {quote(name)}")
     return name
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(spec: str) -> bool:
+    """Whether ``spec`` names an existing path (a name too long or holding NUL names none)."""
+    try:
+        return Path(spec).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _validate(name: str, root: Path, staging: Path, entry: Entry | None, catalog: Catalog) -> None:

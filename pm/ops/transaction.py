@@ -21,6 +21,7 @@ from ..config import read_config
 from ..errors import InputError, PmError
 from ..inputs import Inputs, gather
 from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
+from ..names import check_name
 from ..receipt import Receipt
 from ..settings import environment_home
 from ..store import Store
@@ -103,6 +104,8 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     txn = Transaction(env_home, options, reporter, Receipt(kind, env_home, candidate=candidate),
                       Store.for_home(env_home))
     try:
+        if candidate is not None and kind != "install":  # install's candidate is a source, named later
+            check_name(candidate)
         if command is not None:
             managed.check(env_home, command)
         with _locked(txn, lock):
