@@ -57,6 +57,23 @@ class Settings:
         }
 
 
+def redact_url(url: str) -> str:
+    """``url`` with the password of a ``user:password@`` part replaced by ``****``: what receipts,
+    records and messages show of an index URL (a token alone in the user part is hidden too)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            return url
+        user, _, host = parts.netloc.rpartition("@")
+        name, colon, _ = user.partition(":")
+        shown = f"{name}:****" if colon else "****"
+        return parts._replace(netloc=f"{shown}@{host}").geturl()
+    except ValueError:
+        return "<an unparsable URL>"
+
+
 def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetime | None:
     """``exclude_newer`` as a UTC datetime: an ISO date or date-time, or "N days" (ago)."""
     if not value:

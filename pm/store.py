@@ -72,9 +72,9 @@ class Store:
             raise StoreError(path, f"cannot write: {exc.strerror or exc}") from exc
         return path
 
-    def write_json(self, path: Path, data: Any) -> Path:
+    def write_json(self, path: Path, data: Any, *, mode: int = 0o644) -> Path:
         text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
-        return self.write_bytes(path, text.encode())
+        return self.write_bytes(path, text.encode(), mode=mode)
 
     def remove_tree(self, path: Path) -> None:
         self.check(path)
