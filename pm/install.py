@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import tarfile
 import urllib.request
 import uuid
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -141,14 +143,49 @@ def _archive(location: str, sha256: str, dest: Path) -> Path:
     archive.write_bytes(data)
     dest.mkdir()
     if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for member in zf.namelist():
-                _safe_member(dest, member)
-            zf.extractall(dest)
+        _unzip(archive, dest)
     else:
-        with tarfile.open(archive) as tf:
-            tf.extractall(dest, filter="data")
+        _untar(archive, dest, location)
     return dest
+
+
+#: Most bytes and members a catalog archive may unpack to (a plugin is source files, not data).
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024
+MAX_MEMBERS = 20_000
+
+
+def _unzip(archive: Path, dest: Path) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            _safe_member(dest, info.filename)
+        _check_unpacked(archive, len(infos), sum(i.file_size for i in infos))
+        zf.extractall(dest)  # symlinks in a zip come out as plain files holding the link text
+
+
+def _untar(archive: Path, dest: Path, location: str) -> None:
+    """Extract with the ``data`` filter (no absolute or ``..`` paths, no links out, no devices),
+    counting sizes header by header so a bomb is refused before its bytes are inflated."""
+    try:
+        with tarfile.open(archive) as tf:
+            members, total = [], 0
+            for member in tf:
+                _safe_member(dest, member.name)
+                members.append(member)
+                total += member.size
+                _check_unpacked(archive, len(members), total)
+            tf.extractall(dest, members=members, filter="data")
+    except tarfile.FilterError as exc:
+        raise InstallError(f"{location}: archive member {quote(exc.tarinfo.name)} would escape the plugin "
+                           f"folder ({exc.__class__.__name__}); refused") from None
+    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
+        raise InstallError(f"{location}: not a readable archive ({exc}); refused") from None
+
+
+def _check_unpacked(archive: Path, members: int, size: int) -> None:
+    if members > MAX_MEMBERS or size > MAX_UNPACKED_BYTES:
+        raise InstallError(f"{archive.name}: unpacks to more than {MAX_MEMBERS} members or "
+                           f"{MAX_UNPACKED_BYTES} bytes; refused (a plugin is source, not data)")
 
 
 def _download(url: str) -> bytes:
@@ -161,7 +198,7 @@ def _download(url: str) -> bytes:
 
 def _safe_member(dest: Path, member: str) -> None:
     if member.startswith("/") or ".." in Path(member).parts:
-        raise InstallError(f"archive member {member!r} would escape {dest}; refused")
+        raise InstallError(f"archive member {quote(member)} would escape {dest}; refused")
 
 
 def _name_of(root: Path, spec: str) -> str:
