@@ -73,14 +73,21 @@ def _change_list(text: str, key: str, add: str | None, remove: str | None) -> st
 
 def _load(text: str) -> Any:
     try:
-        return _yaml.load(text) or {}
+        data = _yaml.load(text) or {}
     except _yaml.Error as exc:
         raise ConfigEditError(f"config.yaml is not valid YAML, so pm cannot edit it: {_yaml.describe(exc)}") from None
+    if not isinstance(data, dict):
+        raise ConfigEditError("config.yaml is not a mapping at the top level, so pm cannot edit it")
+    return data
 
 
 def _current(text: str, key: str) -> list[str]:
-    data = _load(text)
-    value = (data.get("plugins") or {}).get(key) or []
+    plugins = _load(text).get("plugins") or {}
+    if not isinstance(plugins, dict):
+        raise ConfigEditError("config.yaml: plugins is not a mapping, so pm cannot edit it")
+    value = plugins.get(key) or []
+    if not isinstance(value, list):
+        raise ConfigEditError(f"config.yaml: plugins.{key} is not a list, so pm cannot edit it")
     return [str(v) for v in value]
 
 
