@@ -47,6 +47,17 @@ class HomeConfig:
     allow_lazy_installs: bool = False
 
 
+def config_data(home: Path) -> dict[str, Any]:
+    """The whole of ``<home>/config.yaml`` as a dict for the host's own sections, read within pm's
+    bounds (a regular file of at most 1 MiB, no alias bomb, no duplicate key); ``{}`` when it is
+    missing or unusable (:func:`read_config` is where a broken config is reported)."""
+    try:
+        data = _yaml.load(read_text(home / CONFIG_NAME, within=home).text)
+    except (InputError, _yaml.Error):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def read_config(home: Path) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME

@@ -105,7 +105,9 @@ def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
         version = str(page.get("meta", {}).get("api-version", "1.0"))
         files = page["files"]
     except (ValueError, AttributeError, KeyError, TypeError) as exc:
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({exc})") from None
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({str(exc)[:200]})") from None
+    except RecursionError:  # the json module recurses once per level of nesting
+        raise IndexFailure(page_url, "invalid PEP 691 JSON page (it nests too deeply)") from None
     if version.split(".")[0] != "1":
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
     if not isinstance(files, list):

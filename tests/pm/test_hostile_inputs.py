@@ -84,3 +84,29 @@ def test_a_second_plugins_block_in_config_is_an_error_naming_both_lines(capsys: 
     result = pm(capsys, home, "scan")
     assert result.code == 1
     assert "duplicate key 'plugins' (first on line 1, again on line 3)" in result.err
+
+
+def test_a_deeply_nested_core_lock_is_a_clear_error(capsys: Any, tmp_path: Path) -> None:
+    home = home_with(tmp_path, {}, [])
+    lock = tmp_path / "pylock.toml"
+    lock.write_text("x = " + "[" * 100_000)
+    result = pm(capsys, home, "scan", "--core-lock", str(lock))
+    assert result.code == 1
+    assert "nests arrays or tables too deeply" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_the_host_reads_a_hostile_config_as_empty_not_forever(tmp_path: Path) -> None:
+    """The host's own settings (agent_config, runtime_cwd) read config.yaml through pm's bounds."""
+    import os
+
+    from agent import agent_config
+
+    home = home_with(tmp_path, {}, [])
+    (home / "config.yaml").write_text(BOMB)
+    started = time.monotonic()
+    assert agent_config.load(home) == {}
+    (home / "config.yaml").unlink()
+    os.mkfifo(home / "config.yaml")
+    assert agent_config.load(home) == {}
+    assert time.monotonic() - started < 5

@@ -152,3 +152,11 @@ def test_a_page_that_is_no_project_page_is_an_index_failure_not_a_conflict(
     receipt = latest(home)
     assert (receipt["outcome"], receipt["conflict"]) == ("failed", None)
     assert detail in result.err
+
+
+def test_a_deeply_nested_json_page_is_an_index_failure() -> None:
+    """Finding 1: a 200k-deep index page was a RecursionError traceback."""
+    from pm.index._pages import page_digest
+
+    with pytest.raises(IndexFailure, match=r"invalid PEP 691 JSON page \(it nests too deeply\)"):
+        page_digest(b'{"files": ' + b"[" * 200_000, "application/vnd.pypi.simple.v1+json", "http://i/simple/a/", None)
