@@ -38,6 +38,7 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.cli._output import terminal_safe
 from pm.cli.resolve import tell_resolved
 from pm.config import read_config
 from pm.errors import PmError
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _say(text: str) -> None:
-    print(text, file=sys.stderr)
+    print(terminal_safe(text), file=sys.stderr)
 
 
 # -- setup ---------------------------------------------------------------------------------------

@@ -98,3 +98,11 @@ def test_control_characters_in_folder_names_cannot_forge_rows(capsys: Any, home:
         _, text = run(capsys, *argv, "--home", str(home))
         assert "\x1b[2J" not in text and "\nfake" not in text
         assert "evil\\nfake   user   member" in text and "clr\\x1b[2J" in text
+
+
+def test_messages_to_a_person_escape_control_characters_but_keep_pm_colours(capsys: Any) -> None:
+    from pm.cli._output import say, terminal_safe
+
+    assert terminal_safe("a\x1b[2Jb\n\tc\x1b[31mred\x1b[0m\x00") == "a\\x1b[2Jb\n\tc\x1b[31mred\x1b[0m\\x00"
+    say("/home/plugins/clr\x1b[2J/plugin.yaml: is not valid YAML")
+    assert capsys.readouterr().err == "/home/plugins/clr\\x1b[2J/plugin.yaml: is not valid YAML\n"
