@@ -110,3 +110,16 @@ def test_temporary_files_left_by_a_kill_are_swept_under_the_lock(capsys: Any, tm
     pm(capsys, home, "sync")
     assert [p.exists() for p in stale] == [False, False]
     assert fresh.exists()  # a writer may still be busy with it
+
+
+def test_enable_with_a_config_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    from agent.cli import main
+
+    home = make_home(tmp_path)
+    (home / "config.yaml").unlink()
+    os.mkfifo(home / "config.yaml")
+    started = time.monotonic()
+    assert main(["plugins", "enable", "good", "--home", str(home)]) == 1
+    assert time.monotonic() - started < 10
+    receipt = latest(home)
+    assert "is not a regular file (a FIFO)" in receipt["failure"]["message"]
