@@ -149,6 +149,13 @@ class HttpClient:
 
     # -- internals --------------------------------------------------------------------------------
 
+    def _operation_ends(self) -> float:
+        """When this client's operation must be done reading pages: the first body read plus
+        :func:`operation_deadline` (a client serves one operation's sources)."""
+        with self._lock:
+            ends: float = self.__dict__.setdefault("_ends", time.monotonic() + operation_deadline())
+        return ends
+
     def _refuse_large(self, response: http.client.HTTPResponse, url: str, headers: Mapping[str, str],
                       limit: int) -> None:
         """Raise :class:`BodyTooLarge` unless the 200 body is known to fit in ``limit`` bytes;
@@ -221,7 +228,7 @@ class HttpClient:
         decoder = zlib.decompressobj(wbits=31) if (encoding or "").lower() == "gzip" else None
         chunks: list[bytes] = []
         write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append
-        bound = None if sink is not None else _Bound(url, *body_bounds())
+        bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends())
         try:
             while chunk := (response.read1(_CHUNK) if bound else response.read(_CHUNK)):
                 data = bound.inflate(decoder, chunk) if bound and decoder else (
@@ -247,6 +254,9 @@ MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 #: Seconds one page or metadata request may take from the request to its last byte
 #: (``HERMES_PM_REQUEST_DEADLINE``): a server dripping one byte at a time cannot hold pm.
 REQUEST_DEADLINE = 300.0
+#: Seconds one operation may spend reading pages and metadata, all requests together
+#: (``HERMES_PM_OPERATION_DEADLINE``).
+OPERATION_DEADLINE = 1800.0
 
 
 def body_bounds() -> tuple[int, float]:
@@ -264,12 +274,19 @@ def _positive(variable: str, default: float) -> float:
     return value if math.isfinite(value) and value > 0 else default
 
 
+def operation_deadline() -> float:
+    """Seconds one operation may spend reading pages and metadata, all requests together
+    (``HERMES_PM_OPERATION_DEADLINE``, default :data:`OPERATION_DEADLINE`)."""
+    return _positive("HERMES_PM_OPERATION_DEADLINE", OPERATION_DEADLINE)
+
+
 class _Bound:
     """The size and time a body read into memory may take; raises :class:`IndexFailure`."""
 
-    def __init__(self, url: str, limit: int, deadline: float) -> None:
+    def __init__(self, url: str, limit: int, deadline: float, operation_ends: float) -> None:
         self.url, self.limit, self.deadline = url, limit, deadline
-        self.ends = time.monotonic() + deadline
+        self.ends = min(time.monotonic() + deadline, operation_ends)
+        self.operation = operation_ends < time.monotonic() + deadline
         self.seen = 0
 
     def inflate(self, decoder: Any, chunk: bytes) -> bytes:
@@ -287,7 +304,9 @@ class _Bound:
             self._refuse(f"larger than {self.limit} bytes; not read (raise HERMES_PM_MAX_RESPONSE_BYTES)")
         if time.monotonic() > self.ends:
             response.close()
-            self._refuse(f"still sending after {self.deadline:g}s; given up (raise HERMES_PM_REQUEST_DEADLINE)")
+            self._refuse(f"this operation has read the index for longer than {operation_deadline():g}s; given up "
+                         "(raise HERMES_PM_OPERATION_DEADLINE)" if self.operation else
+                         f"still sending after {self.deadline:g}s; given up (raise HERMES_PM_REQUEST_DEADLINE)")
 
     def _refuse(self, detail: str) -> None:
         raise IndexFailure(redact(self.url), detail)

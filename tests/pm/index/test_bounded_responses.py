@@ -160,3 +160,22 @@ def test_a_deeply_nested_json_page_is_an_index_failure() -> None:
 
     with pytest.raises(IndexFailure, match=r"invalid PEP 691 JSON page \(it nests too deeply\)"):
         page_digest(b'{"files": ' + b"[" * 200_000, "application/vnd.pypi.simple.v1+json", "http://i/simple/a/", None)
+
+
+def test_one_operation_reading_pages_is_bounded_as_a_whole(serve: Any, monkeypatch: Any) -> None:
+    """Many requests each within the request deadline cannot add up to forever."""
+    monkeypatch.setenv("HERMES_PM_OPERATION_DEADLINE", "1")
+
+    def slow(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\n")
+        for byte in b"abcdef":
+            conn.sendall(bytes([byte]))
+            time.sleep(0.1)
+
+    client = HttpClient()
+    server = serve(slow)
+    started = time.monotonic()
+    with pytest.raises(IndexFailure, match=r"this operation has read the index for longer than 1s"):
+        for _ in range(20):
+            client.get(server.url + "/simple/a/")
+    assert time.monotonic() - started < 5
