@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -174,6 +172,9 @@ def uv_credentials(index_urls: Iterable[str]) -> Iterator[dict[str, str]]:
     if not entries:
         yield {}
         return
+    import shutil  # only with credentials: tempfile loads shutil, random and the compression modules
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="hermes-pm-auth-"))  # mkdtemp: mode 0700
     try:
         netrc = folder / "netrc"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from ._files import temp_beside
 from .errors import PmError
 
 
@@ -56,7 +56,7 @@ class Store:
         self.check(path)
         self.mkdir(path.parent)
         try:
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            fd, temp = temp_beside(path.parent, f".{path.name}.", ".tmp")
             try:
                 os.fchmod(fd, mode)
                 with os.fdopen(fd, "wb") as handle:
