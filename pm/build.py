@@ -181,9 +181,21 @@ def uv_credentials(index_urls: Iterable[str]) -> Iterator[dict[str, str]]:
         fd = os.open(netrc, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.writelines(f"machine {h} login {u} password {p}\n" for h, u, p in entries)
+            handle.write(_users_netrc())  # after ours (first match wins): uv still sees the user's own
         yield {"NETRC": str(netrc)}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _users_netrc() -> str:
+    """The netrc uv would read without pm (``$NETRC``, else ``~/.netrc``), so that pointing
+    ``NETRC`` elsewhere hides none of the user's own credentials; empty when there is none."""
+    path = Path(os.environ.get("NETRC") or Path.home() / ".netrc")
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return "\n" + text if text else ""
 
 
 def _netrc_entries(index_urls: Iterable[str]) -> list[tuple[str, str, str]]:

@@ -65,3 +65,12 @@ def test_a_password_netrc_cannot_carry_is_refused_without_showing_it() -> None:
     with pytest.raises(PmError) as caught, uv_credentials(["https://alice:a%20b@index.example/simple/"]):
         pass
     assert "a b" not in str(caught.value) and "alice:****@index.example" in str(caught.value)
+
+
+def test_the_users_own_netrc_stays_visible_to_uv(tmp_path: Path, monkeypatch) -> None:
+    own = tmp_path / "netrc"
+    own.write_text("machine other.example login bob password hunter2\n")
+    monkeypatch.setenv("NETRC", str(own))
+    with uv_credentials(["https://alice:pw@index.example/simple/"]) as env:
+        assert Path(env["NETRC"]).read_text() == ("machine index.example login alice password pw\n\n"
+                                                  "machine other.example login bob password hunter2\n")
