@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-import yaml
+from pm.config import config_data
 
 __all__ = ["flag", "load", "setting"]
 
@@ -21,11 +21,8 @@ T = TypeVar("T")
 
 def load(home: str | os.PathLike[str]) -> dict[str, Any]:
     """``<home>/config.yaml`` as a dict; ``{}`` when missing or unreadable."""
-    try:
-        data = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    # bounded: a FIFO or an alias bomb in config.yaml cannot hold the host
+    return config_data(Path(home))
 
 
 def setting(data: dict[str, Any], key: str, default: T) -> T:

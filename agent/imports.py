@@ -8,6 +8,11 @@ imports work. :func:`package_stub` creates that package *without executing* ``__
 :func:`import_package` executes the stub later, in place. Entry-point providers are installed
 packages and are imported the ordinary way. Callers gate every call here on readiness
 (:mod:`agent.gate`); nothing in this module checks it.
+
+Importing plugin code writes no bytecode inside the plugins tree (invariant 2: only install and
+remove change ``<home>/plugins/**``): before a folder provider's code first runs,
+:data:`sys.dont_write_bytecode` is set for the rest of the process — a plugin may import its
+own modules lazily, long after :func:`import_package` returned, so restoring it would not do.
 """
 
 from __future__ import annotations
@@ -35,6 +40,11 @@ def _ensure_parents() -> None:
             module = ModuleType(name, "namespace of plugin packages loaded by the host")
             module.__path__ = []  # a namespace: holds plugin packages only
             sys.modules[name] = module
+
+
+def _no_bytecode() -> None:
+    """From now on this process writes no ``__pycache__`` (see the module docstring)."""
+    sys.dont_write_bytecode = True
 
 
 def package_name(info: ProviderInfo) -> str:
@@ -74,6 +84,7 @@ def import_package(info: ProviderInfo) -> ModuleType:
     module = package_stub(info)
     if not getattr(module, _STUB, False):
         return module
+    _no_bytecode()
     spec = module.__spec__
     assert spec is not None and spec.loader is not None
     try:
@@ -91,6 +102,7 @@ def import_submodule(info: ProviderInfo, name: str) -> ModuleType:
     imported the ordinary way, parents first."""
     if info.entry_point is None:
         package_stub(info)
+        _no_bytecode()
     package = package_name(info)
     if info.entry_point is not None and info.module_file.name != "__init__.py":
         package = package.rpartition(".")[0]  # the entry point names a module: use its package

@@ -38,6 +38,7 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.cli._output import terminal_safe
 from pm.cli.resolve import tell_resolved
 from pm.config import read_config
 from pm.errors import PmError
@@ -102,13 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _say(text: str) -> None:
-    print(text, file=sys.stderr)
+    print(terminal_safe(text), file=sys.stderr)
 
 
 # -- setup ---------------------------------------------------------------------------------------
 
 
 def _setup(home: Path, args: argparse.Namespace) -> int:
+    from pm.names import check_name
+
+    check_name(args.name, "memory provider name")  # '' or a name no folder can have: a usage error
     presets = parse_sets(args.sets)
     preparation = prepare_provider(home, args.name)
     if preparation.receipt is not None and not args.json:

@@ -17,6 +17,7 @@ from pm.cli.resolve import tell_resolved
 from pm.cli.sync import report
 from pm.errors import EXIT_CONFLICT, EXIT_OK
 from pm.inputs import gather
+from pm.names import printable
 from pm.ops.admit import disable, enable
 from pm.ops.install import install, remove
 from pm.ops.update import update
@@ -74,9 +75,9 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"plugins": data, "problems": list(readiness.problems)})
         return EXIT_OK
-    print(table(rows, ["plugin", "source", "status", "ready", "reason"]))
+    print(table([[printable(cell) for cell in row] for row in rows], ["plugin", "source", "status", "ready", "reason"]))
     for problem in readiness.problems:
-        say(f"! {problem}")
+        say(f"! {printable(problem)}")
     return EXIT_OK
 
 

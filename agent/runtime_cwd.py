@@ -23,9 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import yaml
-
 from agent.context import active_home
+from pm.config import config_data
 
 __all__ = ["LAUNCH_CWD", "TERMINAL_CWD_ENV", "resolve_agent_cwd", "session_cwd", "terminal_cwd_of",
            "use_session_cwd", "use_terminal_cwd"]
@@ -81,11 +80,8 @@ def session_cwd() -> str | None:
 def terminal_cwd_of(home: str | os.PathLike[str]) -> str | None:
     """``terminal.cwd`` of ``<home>/config.yaml`` (``~`` expanded); ``None`` when unset or the
     file is missing or unreadable (a broken config is reported elsewhere, not here)."""
-    try:
-        data = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return None
-    terminal = data.get("terminal") if isinstance(data, dict) else None
+    # bounded: a FIFO or an alias bomb in config.yaml cannot hold the host
+    terminal = config_data(Path(home)).get("terminal")
     value = _text(terminal.get("cwd")) if isinstance(terminal, dict) else None
     return os.path.expanduser(value) if value else None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ class TextFile:
 def is_within(path: Path, folder: Path) -> bool:
     """Whether ``path`` (resolved, following symlinks) lies inside ``folder`` (resolved)."""
     try:
-        path.resolve().relative_to(_resolved(str(folder)))
+        Path(os.path.realpath(path)).relative_to(_resolved(str(folder)))  # realpath: a loop is not an error here
     except (ValueError, OSError):
         return False
     return True
@@ -50,10 +51,15 @@ def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_B
     if within is not None and not is_within(path, within):
         raise InputError.one(path, None, f"is a symlink that escapes {within}")
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError.one(path, None, f"is {size} bytes; the limit is {limit} bytes")
-        with path.open("rb") as handle:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError.one(path, None, f"is not a regular file ({_kind(info.st_mode)}); pm reads only files")
+        if info.st_size > limit:
+            raise InputError.one(path, None, f"is {info.st_size} bytes; the limit is {limit} bytes")
+        # O_NONBLOCK: a file swapped for a FIFO after the stat above must not hang the open
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError.one(path, None, "is not a regular file; pm reads only files")
             data = handle.read(limit + 1)
     except OSError as exc:
         raise InputError.one(path, None, f"cannot be read: {exc.strerror or exc}") from exc
@@ -66,6 +72,12 @@ def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_B
             path, None, f"is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})"
         ) from exc
     return TextFile(path, data, text)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def temp_beside(folder: Path, prefix: str, suffix: str = "") -> tuple[int, str]:

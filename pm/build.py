@@ -3,18 +3,21 @@
 uv is told exactly which files to install (URL + sha256 each, ``--no-deps``, ``--require-hashes``,
 no index, no builds): it resolves nothing, and refuses a file whose bytes do not match the sha256
 of the resolution. Selection is the caller's next step; until then the generation is incomplete
-(no ``generation.json``) and the next run under the home lock removes it.
+(no ``generation.json``) and the next run under the home lock removes it. Credentials of a
+private index reach uv through a private netrc file (:func:`uv_credentials`), never its argv.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import unquote, urlsplit
 
 from packaging.utils import canonicalize_name
 
@@ -25,6 +28,7 @@ from .inputs import Inputs
 from .recheck import check_unverified
 from .records import resolution_to_json
 from .resolver import Resolution
+from .settings import redact_url
 from .store import Store
 from .uv import Uv, UvError, uv_version
 
@@ -104,7 +108,8 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
     requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode())
     pause_point("install", home, store)
-    install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline)
+    install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
+            index_urls=inputs.settings.index_urls)
     progress("verifying")
     pause_point("verify", home, store)
     verify(venv, inputs.target.python_version, resolution, uv)
@@ -120,12 +125,12 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
         "uv": uv_version(),
     }
     pause_point("record", home, store)
-    store.write_json(path / generations.GENERATION_FILE, record)
+    store.write_json(path / generations.GENERATION_FILE, record, mode=0o600)
     return Generation(gid, path, record)
 
 
 def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress,
-            *, offline: bool = False) -> None:
+            *, offline: bool = False, index_urls: tuple[str, ...] = ()) -> None:
     """Install exactly the pinned files: from uv's cache alone first, then (unless ``offline``)
     downloading what is missing.
 
@@ -150,10 +155,61 @@ def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, prog
     except UvError as failure:
         if offline:
             _raise_refused(failure)
+    with uv_credentials(index_urls) as env:
+        try:
+            uv.run(*argv, env=env)
+        except UvError as failure:
+            _raise_refused(failure)
+
+
+@contextlib.contextmanager
+def uv_credentials(index_urls: Iterable[str]) -> Iterator[dict[str, str]]:
+    """The environment that gives uv the credentials written in ``index_urls`` (``user:pass@``),
+    never on its command line: a netrc file (``NETRC``) in a private temporary folder (0700, the
+    file 0600), removed afterwards. uv sends them to those hosts for the pinned file URLs, which
+    pm keeps free of credentials. Empty when no URL carries any."""
+    entries = _netrc_entries(index_urls)
+    if not entries:
+        yield {}
+        return
+    import shutil  # only with credentials: tempfile loads shutil, random and the compression modules
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="hermes-pm-auth-"))  # mkdtemp: mode 0700
     try:
-        uv.run(*argv)
-    except UvError as failure:
-        _raise_refused(failure)
+        netrc = folder / "netrc"
+        fd = os.open(netrc, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.writelines(f"machine {h} login {u} password {p}\n" for h, u, p in entries)
+            handle.write(_users_netrc())  # after ours (first match wins): uv still sees the user's own
+        yield {"NETRC": str(netrc)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _users_netrc() -> str:
+    """The netrc uv would read without pm (``$NETRC``, else ``~/.netrc``), so that pointing
+    ``NETRC`` elsewhere hides none of the user's own credentials; empty when there is none."""
+    path = Path(os.environ.get("NETRC") or Path.home() / ".netrc")
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return "\n" + text if text else ""
+
+
+def _netrc_entries(index_urls: Iterable[str]) -> list[tuple[str, str, str]]:
+    entries = []
+    for url in index_urls:
+        parts = urlsplit(url)
+        if parts.username is None or not parts.hostname:
+            continue
+        user, password = unquote(parts.username), unquote(parts.password or "")
+        if any(c.isspace() or c in "\"'#" for c in user + password) or not user:
+            raise PmError(f"{redact_url(url)}: the user name or password holds a space, quote or '#', which "
+                          "uv's netrc cannot carry; use a token without them")
+        entries.append((parts.hostname, user, password))
+    return entries
 
 
 def _raise_refused(failure: UvError) -> NoReturn:

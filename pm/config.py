@@ -7,6 +7,7 @@ setting.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 from . import _yaml
 from ._files import read_text
-from .errors import ConfigError, InputError, Problem
+from .errors import ConfigError, InputError, Problem, quote
 
 CONFIG_NAME = "config.yaml"
 
@@ -46,10 +47,21 @@ class HomeConfig:
     allow_lazy_installs: bool = False
 
 
+def config_data(home: Path) -> dict[str, Any]:
+    """The whole of ``<home>/config.yaml`` as a dict for the host's own sections, read within pm's
+    bounds (a regular file of at most 1 MiB, no alias bomb, no duplicate key); ``{}`` when it is
+    missing or unusable (:func:`read_config` is where a broken config is reported)."""
+    try:
+        data = _yaml.load(read_text(home / CONFIG_NAME, within=home).text)
+    except (InputError, _yaml.Error):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def read_config(home: Path) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
         return HomeConfig(file=path)
     try:
         source = read_text(path, within=home)
@@ -76,7 +88,7 @@ def read_config(home: Path) -> HomeConfig:
     disabled = _names(plugins, "plugins.disabled", "disabled", path, problems)
     provider = memory.get("provider")
     if provider is not None and (not isinstance(provider, str) or not provider):
-        problems.append(Problem(path, "memory.provider", f"must be a plugin name, got {provider!r}"))
+        problems.append(Problem(path, "memory.provider", f"must be a plugin name, got {quote(provider)}"))
         provider = None
     settings = _pm_settings(pm, path, problems)
     if problems:
@@ -111,7 +123,7 @@ def _section(data: dict[str, Any], key: str, path: Path, problems: list[Problem]
     if value is None:
         return {}
     if not isinstance(value, dict):
-        problems.append(Problem(path, key, f"must be a mapping, got {type(value).__name__} {value!r}"))
+        problems.append(Problem(path, key, f"must be a mapping, got {type(value).__name__} {quote(value)}"))
         return {}
     return value
 
@@ -121,14 +133,23 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
     if value is None:
         return ()
     if not isinstance(value, list):
-        problems.append(Problem(path, label, f"must be a list of plugin names, got {type(value).__name__} {value!r}"))
+        problems.append(Problem(path, label, f"must be a list of plugin names, got {type(value).__name__} {quote(value)}"))
         return ()
     bad = [item for item in value if not isinstance(item, str) or not item]
     if bad:
         hint = " (YAML reads bare on/off/yes/no as booleans: quote the name)" if isinstance(bad[0], bool) else ""
-        problems.append(Problem(path, label, f"must be a list of plugin names; {bad[0]!r} is not one{hint}"))
+        problems.append(Problem(path, label, f"must be a list of plugin names; {quote(bad[0])} is not one{hint}"))
         return ()
     return tuple(dict.fromkeys(value))
+
+
+def _bad_value(value: Any) -> str | None:
+    """What a setting of the right type must still be: a list of strings; a finite number >= 0."""
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+        return "a list of strings"
+    if isinstance(value, float | int) and not (math.isfinite(value) and value >= 0):
+        return "a finite number, 0 or more"
+    return None
 
 
 def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -> dict[str, Any]:
@@ -136,7 +157,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
     for key, value in section.items():
         if key not in PM_SETTINGS:
             close = _close(str(key), PM_SETTINGS, 0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
+            hint = f"; did you mean {quote(close[0])}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
             problems.append(Problem(path, f"pm.{key}", f"unknown key{hint}"))
             continue
         types = PM_SETTINGS[key]
@@ -144,10 +165,11 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             continue
         if isinstance(value, bool) or not isinstance(value, types):
             names = " or ".join(t.__name__ for t in types)
-            problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {value!r}"))
+            problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue
-        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
-            problems.append(Problem(path, f"pm.{key}", f"must be a list of strings, got {value!r}"))
+        bad = _bad_value(value)
+        if bad:
+            problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue
         settings[key] = value
     return settings

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from . import _yaml
 from .errors import PmError
 
 
@@ -32,12 +33,16 @@ def change_list(text: str, key: str, *, add: str | None = None, remove: str | No
     """Append ``add`` to, or drop ``remove`` from, ``plugins.<key>``; other lines (and comments on
     kept items) stay byte-identical. Falls back to rewriting just that list when it is not a
     block sequence."""
+    bom = _yaml.BOM if text.startswith(_yaml.BOM) else ""
     crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
-    if not crlf:
-        return _change_list(text, key, add, remove)
-    body = text.replace("\r\n", "\n")
-    new = _change_list(body, key, add, remove)
-    return text if new == body else new.replace("\n", "\r\n")
+    body = text.removeprefix(bom).replace("\r\n", "\n") if crlf else text.removeprefix(bom)
+    unterminated = bool(body) and not body.endswith("\n")
+    new = _change_list(body + "\n" if unterminated else body, key, add, remove)
+    if new == (body + "\n" if unterminated else body):
+        return text
+    if unterminated and new.endswith("\n"):
+        new = new[:-1]  # the file had no final newline; keep it that way
+    return bom + (new.replace("\n", "\r\n") if crlf else new)
 
 
 def _change_list(text: str, key: str, add: str | None, remove: str | None) -> str:
@@ -68,22 +73,29 @@ def _change_list(text: str, key: str, add: str | None, remove: str | None) -> st
 
 def _load(text: str) -> Any:
     try:
-        return yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigEditError(f"config.yaml is not valid YAML, so pm cannot edit it: {exc}") from None
+        data = _yaml.load(text) or {}
+    except _yaml.Error as exc:
+        raise ConfigEditError(f"config.yaml is not valid YAML, so pm cannot edit it: {_yaml.describe(exc)}") from None
+    if not isinstance(data, dict):
+        raise ConfigEditError("config.yaml is not a mapping at the top level, so pm cannot edit it")
+    return data
 
 
 def _current(text: str, key: str) -> list[str]:
-    data = _load(text)
-    value = (data.get("plugins") or {}).get(key) or []
+    plugins = _load(text).get("plugins") or {}
+    if not isinstance(plugins, dict):
+        raise ConfigEditError("config.yaml: plugins is not a mapping, so pm cannot edit it")
+    value = plugins.get(key) or []
+    if not isinstance(value, list):
+        raise ConfigEditError(f"config.yaml: plugins.{key} is not a list, so pm cannot edit it")
     return [str(v) for v in value]
 
 
 def _item(line: str) -> str | None:
     body = line.strip()[2:].split(" #")[0].strip()
     try:
-        value = yaml.safe_load(body)
-    except yaml.YAMLError:
+        value = _yaml.load(body)
+    except _yaml.Error:
         return None
     return str(value) if value is not None else None
 

@@ -117,6 +117,8 @@ def _toml_entries(path: Path, text: str, environment: dict[str, str] | None) -> 
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
+    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
+        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
     entries = []
     for i, package in enumerate(data.get("packages", [])):
         marker = package.get("marker")

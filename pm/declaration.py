@@ -19,7 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from ._files import TextFile, read_text
-from .errors import InputError, Problem
+from .errors import InputError, Problem, quote
 from .manifest import Manifest
 
 if sys.version_info >= (3, 11):
@@ -82,6 +82,8 @@ def project_table(source: TextFile) -> dict[str, Any] | None:
         data = tomllib.loads(source.text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError.one(source.path, None, f"is not valid TOML: {exc}") from exc
+    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
+        raise InputError.one(source.path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
     project = data.get("project")
     if project is None:
         return None
@@ -93,14 +95,17 @@ def project_table(source: TextFile) -> dict[str, Any] | None:
 def _from_pyproject(source: TextFile, project: dict[str, Any], warnings: tuple[str, ...]) -> Declaration:
     path = source.path
     problems: list[Problem] = []
-    if "dependencies" in (project.get("dynamic") or ()):
+    dynamic = project.get("dynamic") or []
+    if not isinstance(dynamic, list) or not all(isinstance(item, str) for item in dynamic):
+        problems.append(Problem(path, "project.dynamic", f"must be a list of field names, got {quote(dynamic)}"))
+    elif "dependencies" in dynamic:
         problems.append(
             Problem(path, "project.dynamic", "lists 'dependencies'; pm reads declarations statically, "
                     "so list them in project.dependencies")
         )
     raw = project.get("dependencies", [])
     if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
-        problems.append(Problem(path, "project.dependencies", f"must be a list of requirement strings, got {raw!r}"))
+        problems.append(Problem(path, "project.dependencies", f"must be a list of requirement strings, got {quote(raw)}"))
         raw = []
     requires_python = None
     rp = project.get("requires-python")
@@ -110,7 +115,7 @@ def _from_pyproject(source: TextFile, project: dict[str, Any], warnings: tuple[s
                 raise InvalidSpecifier(rp)
             requires_python = SpecifierSet(rp)
         except InvalidSpecifier:
-            problems.append(Problem(path, "project.requires-python", f"{rp!r} is not a valid version specifier"))
+            problems.append(Problem(path, "project.requires-python", f"{quote(rp)} is not a valid version specifier"))
     entries = [(f"project.dependencies[{i}]", text) for i, text in enumerate(raw)]
     requirements, excluded = _parse_requirements(path, entries, problems)
     if problems:
@@ -138,7 +143,8 @@ def _parse_requirements(
         try:
             requirement = Requirement(text)
         except InvalidRequirement as exc:
-            problems.append(Problem(path, key, f"{text!r} is not a valid PEP 508 requirement: {exc}"))
+            problems.append(Problem(path, key, f"{quote(text)} is not a valid PEP 508 requirement: "
+                                    f"{quote(str(exc).splitlines()[0])[1:-1]}"))
             continue
         if requirement.url:
             excluded.append(Excluded(text, "direct URL requirements are not installed by pm; "

@@ -7,14 +7,29 @@ facts (file, key, value, URL) as attributes. Formatting into sentences happens i
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_CONFLICT = 3
 EXIT_NOT_READY = 4
+
+
+_EXCERPT = reprlib.Repr()
+for _name, _limit in (("maxlevel", 3), ("maxtuple", 4), ("maxlist", 4), ("maxdict", 4), ("maxset", 4),
+                      ("maxfrozenset", 4), ("maxstring", 80), ("maxlong", 40), ("maxother", 80)):
+    setattr(_EXCERPT, _name, _limit)
+
+
+def quote(value: Any) -> str:
+    """A bounded excerpt of an untrusted value for a message, like ``repr`` for small values:
+    long strings and deep or long containers are cut (``'aaaa...aaa'``, ``[[[...]]]``), so a
+    message never carries a whole hostile value."""
+    return _EXCERPT.repr(value)
 
 
 class PmError(Exception):

@@ -226,6 +226,8 @@ def _from_pylock(path: Path, text: str, target: Target) -> tuple[Resolution, Bas
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
+        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
     if not str(document.get("lock-version", "")).startswith("1."):
         raise InputError.one(path, "lock-version", f"must be 1.x (PEP 751), got {document.get('lock-version')!r}")
     tool = (document.get("tool") or {}).get("hermes-pm") or {}

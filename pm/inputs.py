@@ -12,7 +12,7 @@ from . import __version__
 from .config import read_config
 from .core import Core, load_core
 from .selection import PluginStatus, Selection, Status, select
-from .settings import Flags, Settings, resolve_settings
+from .settings import Flags, Settings, redact_url, resolve_settings
 from .target import Target, target_for
 from .union import Union, build_union, fingerprint
 
@@ -44,8 +44,8 @@ class Inputs:
         return {
             "fingerprint": self.fingerprint,
             "index": {
-                "urls": list(self.settings.index_urls),
-                "find_links": [str(p) for p in self.settings.find_links],
+                "urls": [redact_url(u) for u in self.settings.index_urls],
+                "find_links": [redact_url(str(p)) for p in self.settings.find_links],
                 "offline": self.settings.offline,
             },
             "core": [{"requirement": str(r)} for r in self.core.requirements],

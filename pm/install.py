@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import tarfile
 import urllib.request
 import uuid
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +28,8 @@ from typing import Any
 
 from .catalog import Catalog, CatalogRefusal, Entry
 from .discover import PluginRoot, is_plugin_name
-from .errors import PmError
+from .errors import PmError, quote
+from .names import BadName, check_name
 from .plugin import inspect
 from .store import Store
 
@@ -49,9 +52,10 @@ class Installed:
 
 def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> Installed:
     """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``)."""
-    entry = None if ("/" in spec or "@" in spec or Path(spec).exists()) else catalog.find(spec)
-    if entry is None and not ("/" in spec or "@" in spec or Path(spec).exists()):
-        raise CatalogRefusal(f"{spec!r} is not in the catalog ({catalog.file}), not a folder, and not a "
+    located = "/" in spec or "@" in spec or _exists(spec)
+    entry = None if located else catalog.find(spec)
+    if entry is None and not located:
+        raise CatalogRefusal(f"{quote(spec)} is not in the catalog ({catalog.file}), not a folder, and not a "
                              "git URL with a 40-hex commit (git+URL@COMMIT)")
     plugins = home / "plugins"
     store = Store(plugins)
@@ -93,12 +97,12 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
         return src / entry.subdir, {"source": "catalog", "name": entry.name, "archive": entry.archive,
                                     "sha256": entry.sha256, "subdir": entry.subdir, "installed_at": now}
     match = _GIT_SOURCE.match(spec)
-    if match and not Path(spec).is_dir():
+    if match and not _is_dir(Path(spec)):
         src = _git(match["url"], match["commit"], staging / "src")
         return src, {"source": "git", "git": match["url"], "commit": match["commit"], "installed_at": now}
     folder = Path(spec).expanduser().resolve()
-    if not folder.is_dir():
-        raise InstallError(f"{spec}: no such folder")
+    if not _is_dir(folder):
+        raise InstallError(f"{quote(spec)}: no such folder")
     plugins = staging.parent.resolve()
     if plugins == folder or plugins.is_relative_to(folder):
         raise InstallError(f"{spec}: holds {plugins} itself; refusing to install a folder that contains the "
@@ -139,14 +143,49 @@ def _archive(location: str, sha256: str, dest: Path) -> Path:
     archive.write_bytes(data)
     dest.mkdir()
     if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for member in zf.namelist():
-                _safe_member(dest, member)
-            zf.extractall(dest)
+        _unzip(archive, dest)
     else:
-        with tarfile.open(archive) as tf:
-            tf.extractall(dest, filter="data")
+        _untar(archive, dest, location)
     return dest
+
+
+#: Most bytes and members a catalog archive may unpack to (a plugin is source files, not data).
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024
+MAX_MEMBERS = 20_000
+
+
+def _unzip(archive: Path, dest: Path) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            _safe_member(dest, info.filename)
+        _check_unpacked(archive, len(infos), sum(i.file_size for i in infos))
+        zf.extractall(dest)  # symlinks in a zip come out as plain files holding the link text
+
+
+def _untar(archive: Path, dest: Path, location: str) -> None:
+    """Extract with the ``data`` filter (no absolute or ``..`` paths, no links out, no devices),
+    counting sizes header by header so a bomb is refused before its bytes are inflated."""
+    try:
+        with tarfile.open(archive) as tf:
+            members, total = [], 0
+            for member in tf:
+                _safe_member(dest, member.name)
+                members.append(member)
+                total += member.size
+                _check_unpacked(archive, len(members), total)
+            tf.extractall(dest, members=members, filter="data")
+    except tarfile.FilterError as exc:
+        raise InstallError(f"{location}: archive member {quote(exc.tarinfo.name)} would escape the plugin "
+                           f"folder ({exc.__class__.__name__}); refused") from None
+    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
+        raise InstallError(f"{location}: not a readable archive ({exc}); refused") from None
+
+
+def _check_unpacked(archive: Path, members: int, size: int) -> None:
+    if members > MAX_MEMBERS or size > MAX_UNPACKED_BYTES:
+        raise InstallError(f"{archive.name}: unpacks to more than {MAX_MEMBERS} members or "
+                           f"{MAX_UNPACKED_BYTES} bytes; refused (a plugin is source, not data)")
 
 
 def _download(url: str) -> bytes:
@@ -159,7 +198,7 @@ def _download(url: str) -> bytes:
 
 def _safe_member(dest: Path, member: str) -> None:
     if member.startswith("/") or ".." in Path(member).parts:
-        raise InstallError(f"archive member {member!r} would escape {dest}; refused")
+        raise InstallError(f"archive member {quote(member)} would escape {dest}; refused")
 
 
 def _name_of(root: Path, spec: str) -> str:
@@ -167,9 +206,28 @@ def _name_of(root: Path, spec: str) -> str:
 
     manifest = read_manifest(root)
     name = manifest.name or Path(spec.split("@")[0].rstrip("/")).name.removesuffix(".git")
-    if not is_plugin_name(name) or "/" in name or ".." in name:
-        raise InstallError(f"{spec}: cannot name the plugin from {name!r}")
+    try:
+        check_name(name)
+    except BadName as exc:  # config.yaml could never enable it
+        raise InstallError(f"{quote(spec)}: cannot name the plugin: {exc}") from None
+    if not is_plugin_name(name) or "/" in name:
+        raise InstallError(f"{quote(spec)}: cannot name the plugin from {quote(name)}")
     return name
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(spec: str) -> bool:
+    """Whether ``spec`` names an existing path (a name too long or holding NUL names none)."""
+    try:
+        return Path(spec).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _validate(name: str, root: Path, staging: Path, entry: Entry | None, catalog: Catalog) -> None:

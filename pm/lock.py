@@ -8,6 +8,7 @@ the home locked. The file holds the holder's pid and command, for people; the ``
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import sys
 import time
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import PmError
+from .errors import PmError, UsageError, quote
 from .store import Store, StoreError
 
 LOCK_FILE = "lock"
@@ -40,11 +41,20 @@ def lock_path(home: Path) -> Path:
 LOCK_TIMEOUT = 600.0
 
 
+def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
+    """``value`` as seconds to wait for the lock; UsageError unless a finite number, 0 or more
+    (``nan`` used to wait forever)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise UsageError(f"{key}: {quote(value)} is not a number of seconds (a finite number, 0 or more)")
+    return float(value)
+
+
 @contextmanager
 def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
               notify: Callable[[str], None] = lambda _: None) -> Iterator[None]:
     """Hold ``<home>/pm/lock`` for the body. Raises LockTimeout after ``timeout`` seconds of
     waiting, StoreError when the lock cannot be created or opened (an unwritable home)."""
+    timeout = checked_timeout(timeout)
     path = lock_path(home)
     store.mkdir(path.parent)
     store.check(path)
@@ -56,6 +66,8 @@ def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
         _acquire(fd, path, home, timeout, notify)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _identity().encode(), 0)
+        for folder in (path.parent, path.parent / "receipts"):  # .state.json / .latest.json leftovers
+            store.sweep(folder)
         yield
     finally:
         os.close(fd)

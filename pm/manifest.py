@@ -16,7 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from . import _yaml
 from ._files import TextFile, read_text
-from .errors import InputError, Problem
+from .errors import InputError, Problem, quote
 
 MANIFEST_NAMES = ("plugin.yaml", "plugin.yml", "plugin.json")
 SUPPORTED_MANIFEST_VERSION = 2
@@ -87,27 +87,27 @@ def parse_manifest(source: TextFile) -> Manifest:
 
     version = data.get("manifest_version", 1)
     if isinstance(version, bool) or not isinstance(version, int):
-        problem("manifest_version", f"must be an integer, got {version!r}")
+        problem("manifest_version", f"must be an integer, got {quote(version)}")
         version = 1
     elif version > SUPPORTED_MANIFEST_VERSION or version < 1:
         problem(
             "manifest_version",
-            f"{version!r} is not supported (this pm reads versions 1 to {SUPPORTED_MANIFEST_VERSION})",
+            f"{quote(version)} is not supported (this pm reads versions 1 to {SUPPORTED_MANIFEST_VERSION})",
         )
     pip = _string_list(data, "pip_dependencies", problem)
     python = _string_list(data, "python_dependencies", problem)
     runtime = data.get("python_runtime", "host")
     if runtime not in PYTHON_RUNTIMES:
-        problem("python_runtime", f"must be one of {', '.join(map(repr, PYTHON_RUNTIMES))}, got {runtime!r}")
+        problem("python_runtime", f"must be one of {', '.join(map(repr, PYTHON_RUNTIMES))}, got {quote(runtime)}")
         runtime = "host"
     requires_hermes = _specifier(data.get("requires_hermes"), problem)
     name = data.get("name")
     if name is not None and not isinstance(name, str):
-        problem("name", f"must be a string, got {name!r}")
+        problem("name", f"must be a string, got {quote(name)}")
         name = None
     kind = data.get("kind")
     if kind is not None and not isinstance(kind, str):
-        problem("kind", f"must be a string, got {kind!r}")
+        problem("kind", f"must be a string, got {quote(kind)}")
         kind = None
     misspelt, unknown = _unknown_keys(path, data)
     problems.extend(misspelt)
@@ -134,6 +134,8 @@ def _load(source: TextFile) -> dict[str, Any]:
             data = json.loads(source.text)
         else:
             data = _yaml.load(source.text)
+    except RecursionError:  # the json module recurses once per level of nesting
+        raise InputError.one(source.path, None, "is not valid JSON: it nests too deeply") from None
     except (_yaml.Error, ValueError) as exc:
         detail = _yaml.describe(exc) if isinstance(exc, _yaml.Error) else str(exc).replace("\n", " ")
         raise InputError.one(source.path, None, f"is not valid {source.path.suffix[1:].upper()}: {detail}") from exc
@@ -149,11 +151,11 @@ def _string_list(data: dict[str, Any], key: str, problem: Any) -> tuple[str, ...
     if value is None:
         return ()
     if not isinstance(value, list):
-        problem(key, f"must be a list of requirement strings, got {type(value).__name__} {value!r}")
+        problem(key, f"must be a list of requirement strings, got {type(value).__name__} {quote(value)}")
         return ()
     bad = [item for item in value if not isinstance(item, str)]
     if bad:
-        problem(key, f"must be a list of requirement strings; {bad[0]!r} is a {type(bad[0]).__name__}")
+        problem(key, f"must be a list of requirement strings; {quote(bad[0])} is a {type(bad[0]).__name__}")
         return ()
     return tuple(value)
 
@@ -162,12 +164,12 @@ def _specifier(value: Any, problem: Any) -> SpecifierSet | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        problem("requires_hermes", f"must be a version specifier string, got {value!r}")
+        problem("requires_hermes", f"must be a version specifier string, got {quote(value)}")
         return None
     try:
         return SpecifierSet(value)
     except InvalidSpecifier:
-        problem("requires_hermes", f"{value!r} is not a valid version specifier (e.g. '>=0.4')")
+        problem("requires_hermes", f"{quote(value)} is not a valid version specifier (e.g. '>=0.4')")
         return None
 
 
@@ -185,7 +187,7 @@ def _unknown_keys(path: Path, data: dict[str, Any]) -> tuple[list[Problem], list
     for key in data:
         close = _near_miss(key)
         if close in PM_KEYS:
-            problems.append(Problem(path, key, f"unknown key; did you mean {close!r}?"))
+            problems.append(Problem(path, key, f"unknown key; did you mean {quote(close)}?"))
         elif close is not None:
-            warnings.append(f"{path}: unknown key {key!r}; did you mean {close!r}?")
+            warnings.append(f"{path}: unknown key {quote(key)}; did you mean {quote(close)}?")
     return problems, warnings

@@ -17,6 +17,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from ._files import is_within
 from .config import HomeConfig, read_config
 from .declaration import HOST_DISTRIBUTIONS
 from .discover import PluginSources, discover
@@ -103,6 +104,19 @@ class Selection:
         return tuple(p for p in self.plugins if p.is_member)
 
 
+def profile_homes(home: Path) -> tuple[list[Path], list[str]]:
+    """The profiles of ``home`` (``profiles/<name>/`` holding a config.yaml), in name order, and a
+    notice for each one refused because it is a symlink leading out of the home: a profile that
+    escapes would let another folder's plugins join this home's union."""
+    kept, notices = [], []
+    for config in sorted((home / "profiles").glob("*/config.yaml")):
+        if is_within(config.parent, home):
+            kept.append(config.parent)
+        else:
+            notices.append(f"profile {config.parent.name!r} skipped: it is a symlink that leaves {home}")
+    return kept, notices
+
+
 def candidate_home(home: Path, name: str) -> Path:
     """The home a proposed plugin belongs to: the profile whose own ``plugins/`` holds it (and the
     primary's does not), else the primary home (bundled and project plugins serve every home)."""
@@ -113,9 +127,9 @@ def candidate_home(home: Path, name: str) -> Path:
 
     if holds(home / "plugins"):
         return home
-    for profile in sorted((home / "profiles").glob("*/config.yaml")):
-        if holds(profile.parent / "plugins"):
-            return profile.parent
+    for profile in profile_homes(home)[0]:
+        if holds(profile / "plugins"):
+            return profile
     return home
 
 
@@ -164,14 +178,14 @@ def select(
     ``plugins.disabled`` (nothing is written); ``owner`` names that home instead (a profile
     asking for a bundled plugin, e.g. ``hermes memory setup`` on a profile).
     """
-    notices: list[str] = []
     primary = read_config(home) if primary is None else primary
     homes = [(home, "", primary)]
-    for profile in sorted((home / "profiles").glob("*/config.yaml")):
+    profiles, notices = profile_homes(home)
+    for profile in profiles:
         try:
-            homes.append((profile.parent, profile.parent.name, read_config(profile.parent)))
+            homes.append((profile, profile.name, read_config(profile)))
         except InputError as exc:
-            notices.append(f"profile {profile.parent.name!r} skipped: {exc}")
+            notices.append(f"profile {profile.name!r} skipped: {exc}")
     if candidate is not None:
         owner = owner or candidate_home(home, candidate)
         homes = [(path, name, _propose(config, candidate) if path == owner else config)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import HomeConfig
-from .errors import UsageError
+from .errors import UsageError, quote
 
 DEFAULT_INDEX_URL = "https://pypi.org/simple/"
 
@@ -57,6 +57,23 @@ class Settings:
         }
 
 
+def redact_url(url: str) -> str:
+    """``url`` with the password of a ``user:password@`` part replaced by ``****``: what receipts,
+    records and messages show of an index URL (a token alone in the user part is hidden too)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            return url
+        user, _, host = parts.netloc.rpartition("@")
+        name, colon, _ = user.partition(":")
+        shown = f"{name}:****" if colon else "****"
+        return parts._replace(netloc=f"{shown}@{host}").geturl()
+    except ValueError:
+        return "<an unparsable URL>"
+
+
 def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetime | None:
     """``exclude_newer`` as a UTC datetime: an ISO date or date-time, or "N days" (ago)."""
     if not value:
@@ -64,11 +81,14 @@ def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetim
     text = value.strip()
     parts = text.split()
     if len(parts) == 2 and parts[0].isdigit() and parts[1] in ("day", "days"):
-        return datetime.now(timezone.utc) - timedelta(days=int(parts[0]))
+        try:
+            return datetime.now(timezone.utc) - timedelta(days=int(parts[0]))
+        except OverflowError:
+            raise UsageError(f"{key}: {quote(value)} reaches back before the year 1") from None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"{key}: {value!r} is neither a date (2026-01-31), a date-time, nor 'N days'") from None
+        raise UsageError(f"{key}: {quote(value)} is neither a date (2026-01-31), a date-time, nor 'N days'") from None
     if len(text) == 10:  # a bare date means the end of that day
         moment = moment + timedelta(days=1)
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
@@ -131,5 +151,5 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
 
 def _prereleases(value: str | None) -> str | None:
     if value not in (None, "allow", "pep440"):
-        raise UsageError(f"pm.prereleases: {value!r} is not a policy (use 'allow', or leave it out for PEP 440)")
+        raise UsageError(f"pm.prereleases: {quote(value)} is not a policy (use 'allow', or leave it out for PEP 440)")
     return None if value == "pep440" else value

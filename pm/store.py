@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +72,9 @@ class Store:
             raise StoreError(path, f"cannot write: {exc.strerror or exc}") from exc
         return path
 
-    def write_json(self, path: Path, data: Any) -> Path:
+    def write_json(self, path: Path, data: Any, *, mode: int = 0o644) -> Path:
         text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
-        return self.write_bytes(path, text.encode())
+        return self.write_bytes(path, text.encode(), mode=mode)
 
     def remove_tree(self, path: Path) -> None:
         self.check(path)
@@ -83,6 +84,23 @@ class Store:
             import shutil  # only removals need it
 
             shutil.rmtree(path)
+
+    def sweep(self, folder: Path, *, older_than: float = 600.0) -> None:
+        """Remove the temporary files (``.<name>.*.tmp``) a writer killed mid-write left in
+        ``folder``. Call it holding the home lock; a temporary file lives for milliseconds, so one
+        older than ``older_than`` seconds belongs to no live writer (receipts are written after
+        the lock is released)."""
+        now = time.time()
+        try:
+            leftovers = [p for p in folder.glob(".*.tmp") if p.is_file() and not p.is_symlink()]
+        except OSError:
+            return
+        for path in leftovers:
+            try:
+                if now - path.stat().st_mtime > older_than:
+                    self.unlink(path)
+            except (OSError, StoreError):
+                continue
 
     def unlink(self, path: Path) -> None:
         self.check(path)

@@ -34,8 +34,9 @@ def add_lock_option(parser: argparse.ArgumentParser) -> None:
     """``--lock-timeout`` for every command that changes a home."""
     from ..lock import LOCK_TIMEOUT
 
-    parser.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
-                        help=f"give up waiting for another pm process after SECONDS (default {LOCK_TIMEOUT:g})")
+    parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up waiting for another pm process after SECONDS "
+                             f"(config pm.lock_timeout; default {LOCK_TIMEOUT:g})")
 
 
 def flags_from(args: argparse.Namespace) -> Flags:
@@ -71,7 +72,5 @@ def shown_home(args: argparse.Namespace) -> Path | None:
 
 def options_from(args: argparse.Namespace) -> Options:
     """The operation's Options from the parsed command line."""
-    from ..lock import LOCK_TIMEOUT
-
-    return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", LOCK_TIMEOUT),
+    return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
                    shown_home=shown_home(args))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any, TextIO
 
@@ -22,8 +23,23 @@ def paint(text: str, style: str, stream: TextIO | None = None) -> str:
 
 
 def say(message: str) -> None:
-    """A message for a person (stderr)."""
-    print(message, file=sys.stderr)
+    """A message for a person (stderr), made :func:`terminal_safe`."""
+    print(terminal_safe(message), file=sys.stderr)
+
+
+#: The escape sequences :func:`paint` writes; any other control character is untrusted text.
+_OWN_CODES = re.compile("(\x1b\\[(?:0|" + "|".join(_CODES.values()) + ")m)")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character but newline and tab written as an escape (``\\x1b``),
+    keeping only pm's own colour codes: a plugin folder named ``x\\x1b[2J`` quoted in a message
+    must not clear the screen."""
+    if text.isprintable():
+        return text
+    parts = _OWN_CODES.split(text)
+    return "".join(part if i % 2 else "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in part)
+                   for i, part in enumerate(parts))
 
 
 def emit_json(data: Any) -> None:

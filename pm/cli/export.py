@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import generations
-from ..errors import EXIT_OK, PmError
+from ..errors import EXIT_FAILURE, EXIT_OK, PmError
 from ..export import NIX_FUNCTION, to_nix, to_pylock, to_requirements
 from ..frozen import Basis
 from ..ops.resolve import resolve_in
@@ -42,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
     resolution, basis = exported
     text = {"pylock": to_pylock, "nix": to_nix}.get(args.format, lambda r, b: to_requirements(r))(resolution, basis)
     if args.output:
-        Path(args.output).write_text(text)
+        failed = _write(Path(args.output), text)
+        if failed:
+            say(f"error: cannot write {args.output}: {failed}")
+            return EXIT_FAILURE
         say(f"wrote {args.output} ({len(resolution.pins)} packages)")
         if args.format == "nix":
             say(f"fetch them in Nix with: import {NIX_FUNCTION} {{ source = {_nix_path(args.output)}; }}")
@@ -72,6 +75,20 @@ def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     receipt.generation = current.to_receipt(selected=True, restart_required=False)
     txn.finish("ok", EXIT_OK, f"exported generation {current.id}")
     return resolution_from_json(current.record["resolution"]), Basis.from_generation(current.record)
+
+
+def _write(path: Path, text: str) -> str | None:
+    """Write ``text`` to ``path``; what went wrong (a missing folder, a folder, a file that cannot
+    be written), or None."""
+    if path.is_dir():
+        return "it is a folder; give a file name"
+    if not path.parent.is_dir():
+        return f"the folder {path.parent} does not exist"
+    try:
+        path.write_text(text, encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        return getattr(exc, "strerror", None) or str(exc)
+    return None
 
 
 def _nix_path(output: str) -> str:

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..inputs import Inputs, plugin_to_json
+from ..names import printable
 from ..ops.transaction import transaction
 from ..selection import Status
 from ._common import home_of, options_from
@@ -59,15 +60,17 @@ def render(inputs: Inputs) -> str:
     rows = []
     for status in inputs.selection.plugins:
         colour = {Status.MEMBER: "green", Status.INVALID: "red", Status.SHADOWED: "yellow"}.get(status.status, "dim")
-        rows.append([status.plugin.key, status.plugin.root.source, paint(status.status, colour), status.reason])
+        rows.append([printable(status.plugin.key), status.plugin.root.source, paint(status.status, colour),
+                     printable(status.reason)])
     lines.append(table(rows, ["plugin", "source", "status", "reason"]) if rows else "no plugin roots found")
     lines += ["", f"union ({len(inputs.union.requirements)} requirements):"]
-    lines += [f"  {t.requirement}  <- {t.origin}" for t in inputs.union.requirements]
+    lines += [printable(f"  {t.requirement}  <- {t.origin}") for t in inputs.union.requirements]
     for status in inputs.selection.plugins:
         declaration = status.plugin.declaration
         for excluded in declaration.excluded if declaration else ():
-            lines.append(f"  not installed: {excluded.requirement} <- plugin {status.plugin.key!r}: {excluded.reason}")
+            lines.append(printable(f"  not installed: {excluded.requirement} <- plugin {status.plugin.key!r}: "
+                                   f"{excluded.reason}"))
     notes = list(inputs.selection.notices) + [w for s in inputs.selection.plugins for w in s.plugin.warnings]
     if notes:
-        lines += ["", "notices:"] + [f"  {paint('!', 'yellow')} {n}" for n in notes]
+        lines += ["", "notices:"] + [f"  {paint('!', 'yellow')} {printable(n)}" for n in notes]
     return "\n".join(lines)

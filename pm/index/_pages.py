@@ -68,7 +68,28 @@ def page_digest(body: bytes, content_type: str, page_url: str, tags: frozenset[s
     media = content_type.split(";", 1)[0].strip().lower()
     if media in JSON_TYPES:
         return Digest.build_from(json_items(body, page_url), _json_entry, page_url, tags)
-    return Digest.build(html_entries(body, page_url), page_url, tags)
+    return Digest.build(project_html_entries(body, page_url), page_url, tags)
+
+
+#: Endings of the files a PEP 503 project page links to (wheels, sdists and older formats).
+_FILE_ENDINGS = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz", ".tar.xz", ".tar", ".egg", ".exe", ".msi", ".rpm")
+
+
+def project_html_entries(body: bytes, page_url: str) -> list[Entry]:
+    """:func:`html_entries` of a page that answered for one project, checked to be a project page:
+    JSON sent as ``text/html``, or a page linking to no file at all (a captive portal, a login
+    page, an error page with status 200) is an :class:`IndexFailure`, never an empty project —
+    which would read as "no such version" or a conflict."""
+    start = body.lstrip()[:1]
+    if start in (b"{", b"["):
+        raise IndexFailure(page_url, "answered JSON labelled text/html: not a PEP 503 or PEP 691 project page "
+                                     "(check the index URL, or a proxy in between)")
+    entries = html_entries(body, page_url)
+    if not any(e[0].lower().endswith(_FILE_ENDINGS) for e in entries):
+        raise IndexFailure(page_url, f"answered a page that links to no distribution file ({len(body)} bytes, "
+                                     f"{len(entries)} links): not a project page (a captive portal or login "
+                                     "page?); check the index URL and the network")
+    return entries
 
 
 def json_entries(body: bytes, page_url: str) -> list[Entry]:
@@ -84,7 +105,9 @@ def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
         version = str(page.get("meta", {}).get("api-version", "1.0"))
         files = page["files"]
     except (ValueError, AttributeError, KeyError, TypeError) as exc:
-        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({exc})") from None
+        raise IndexFailure(page_url, f"invalid PEP 691 JSON page ({str(exc)[:200]})") from None
+    except RecursionError:  # the json module recurses once per level of nesting
+        raise IndexFailure(page_url, "invalid PEP 691 JSON page (it nests too deeply)") from None
     if version.split(".")[0] != "1":
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
     if not isinstance(files, list):

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import base64
 import http.client
+import math
+import os
 import socket
 import ssl
 import threading
+import time
 import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future
@@ -146,6 +149,13 @@ class HttpClient:
 
     # -- internals --------------------------------------------------------------------------------
 
+    def _operation_ends(self) -> float:
+        """When this client's operation must be done reading pages: the first body read plus
+        :func:`operation_deadline` (a client serves one operation's sources)."""
+        with self._lock:
+            ends: float = self.__dict__.setdefault("_ends", time.monotonic() + operation_deadline())
+        return ends
+
     def _refuse_large(self, response: http.client.HTTPResponse, url: str, headers: Mapping[str, str],
                       limit: int) -> None:
         """Raise :class:`BodyTooLarge` unless the 200 body is known to fit in ``limit`` bytes;
@@ -210,13 +220,24 @@ class HttpClient:
 
     def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
               encoding: str | None) -> bytes:
-        """The whole body (decoded), or streamed into ``sink``; the connection stays reusable."""
+        """The whole body (decoded), or streamed into ``sink``; the connection stays reusable.
+
+        A body kept in memory (a page, a metadata file) is bounded (:func:`body_bounds`): over
+        the size, once decoded, or past the deadline it is an :class:`IndexFailure` and the
+        connection is closed."""
         decoder = zlib.decompressobj(wbits=31) if (encoding or "").lower() == "gzip" else None
         chunks: list[bytes] = []
         write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append
+        bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends())
         try:
-            while chunk := response.read(_CHUNK):
-                write(decoder.decompress(chunk) if decoder else chunk)
+            while chunk := (response.read1(_CHUNK) if bound else response.read(_CHUNK)):
+                data = bound.inflate(decoder, chunk) if bound and decoder else (
+                    decoder.decompress(chunk) if decoder else chunk)
+                if bound:
+                    bound.count(data, response)
+                write(data)
+            if bound:
+                response.read()  # read1 leaves a fully read response open; this releases the connection
             if decoder:
                 write(decoder.flush())
         except (OSError, http.client.HTTPException, zlib.error) as exc:
@@ -225,6 +246,70 @@ class HttpClient:
             raise IndexFailure(redact(url), "while reading the body: "
                                + _describe(exc, self.timeout, parts.hostname or "")) from None
         return b"".join(chunks)
+
+
+#: Largest page or metadata body pm keeps in memory, after gzip decoding
+#: (``HERMES_PM_MAX_RESPONSE_BYTES``); PyPI's largest project pages are a few MB.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+#: Seconds one page or metadata request may take from the request to its last byte
+#: (``HERMES_PM_REQUEST_DEADLINE``): a server dripping one byte at a time cannot hold pm.
+REQUEST_DEADLINE = 300.0
+#: Seconds one operation may spend reading pages and metadata, all requests together
+#: (``HERMES_PM_OPERATION_DEADLINE``).
+OPERATION_DEADLINE = 1800.0
+
+
+def body_bounds() -> tuple[int, float]:
+    """(largest body, deadline in seconds) for bodies kept in memory, from the environment when
+    set there to a positive number, else :data:`MAX_RESPONSE_BYTES` and :data:`REQUEST_DEADLINE`."""
+    return (int(_positive("HERMES_PM_MAX_RESPONSE_BYTES", MAX_RESPONSE_BYTES)),
+            _positive("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE))
+
+
+def _positive(variable: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(variable, ""))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+def operation_deadline() -> float:
+    """Seconds one operation may spend reading pages and metadata, all requests together
+    (``HERMES_PM_OPERATION_DEADLINE``, default :data:`OPERATION_DEADLINE`)."""
+    return _positive("HERMES_PM_OPERATION_DEADLINE", OPERATION_DEADLINE)
+
+
+class _Bound:
+    """The size and time a body read into memory may take; raises :class:`IndexFailure`."""
+
+    def __init__(self, url: str, limit: int, deadline: float, operation_ends: float) -> None:
+        self.url, self.limit, self.deadline = url, limit, deadline
+        self.ends = min(time.monotonic() + deadline, operation_ends)
+        self.operation = operation_ends < time.monotonic() + deadline
+        self.seen = 0
+
+    def inflate(self, decoder: Any, chunk: bytes) -> bytes:
+        """Decode ``chunk`` without ever inflating past the size bound (a gzip bomb)."""
+        data = decoder.decompress(chunk, self.limit - self.seen + 1)
+        if decoder.unconsumed_tail:
+            self._refuse(f"larger than {self.limit} bytes once decompressed; not read "
+                         "(raise HERMES_PM_MAX_RESPONSE_BYTES)")
+        return bytes(data)
+
+    def count(self, data: bytes, response: http.client.HTTPResponse) -> None:
+        self.seen += len(data)
+        if self.seen > self.limit:
+            response.close()
+            self._refuse(f"larger than {self.limit} bytes; not read (raise HERMES_PM_MAX_RESPONSE_BYTES)")
+        if time.monotonic() > self.ends:
+            response.close()
+            self._refuse(f"this operation has read the index for longer than {operation_deadline():g}s; given up "
+                         "(raise HERMES_PM_OPERATION_DEADLINE)" if self.operation else
+                         f"still sending after {self.deadline:g}s; given up (raise HERMES_PM_REQUEST_DEADLINE)")
+
+    def _refuse(self, detail: str) -> None:
+        raise IndexFailure(redact(self.url), detail)
 
 
 _DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)

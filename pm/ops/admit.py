@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from .._files import read_text
 from ..config import CONFIG_NAME, read_config
 from ..config_edit import change_list
-from ..errors import EXIT_OK, PmError
+from ..errors import EXIT_OK, ConfigError, InputError, PmError
 from ..selection import candidate_home
 from ..settings import environment_home
 from ..store import Store
@@ -78,10 +79,15 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
 
 
 def config_bytes(home: Path) -> bytes:
-    try:
-        return (home / CONFIG_NAME).read_bytes()
-    except FileNotFoundError:
+    """The bytes of ``home``'s config.yaml (``b""`` when there is none), read as pm reads every
+    config: a FIFO, a device or a looping symlink is a ConfigError, never a hang."""
+    path = home / CONFIG_NAME
+    if not path.exists() and not path.is_symlink():
         return b""
+    try:
+        return read_text(path, within=home).data
+    except InputError as exc:
+        raise ConfigError(list(exc.problems)) from None
 
 
 def write_config(home: Path, before: bytes, text: str) -> None:

@@ -39,8 +39,9 @@ def write_data(home: Path, data: dict[str, Any]) -> Path:
     # Serialised once, compactly: a 200-plugin receipt is large and indent= takes Python's slow
     # encoder path; `jq .` or `python -m json.tool` pretty-print it for people.
     encoded = (json.dumps(data, separators=(",", ":"), default=str) + "\n").encode()
-    store.write_bytes(path, encoded)
-    store.write_bytes(folder / "latest.json", encoded)
+    # 0600: a receipt names index URLs (their passwords redacted) and the user's paths
+    store.write_bytes(path, encoded, mode=0o600)
+    store.write_bytes(folder / "latest.json", encoded, mode=0o600)
     _prune(store, folder)
     return path
 

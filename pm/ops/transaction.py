@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import managed
-from ..errors import PmError
+from ..config import read_config
+from ..errors import InputError, PmError
 from ..inputs import Inputs, gather
-from ..lock import home_lock
+from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
+from ..names import check_name
 from ..receipt import Receipt
 from ..settings import environment_home
 from ..store import Store
@@ -102,6 +104,8 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     txn = Transaction(env_home, options, reporter, Receipt(kind, env_home, candidate=candidate),
                       Store.for_home(env_home))
     try:
+        if candidate is not None and kind != "install":  # install's candidate is a source, named later
+            check_name(candidate)
         if command is not None:
             managed.check(env_home, command)
         with _locked(txn, lock):
@@ -129,8 +133,19 @@ def _locked(txn: Transaction, lock: bool) -> Iterator[None]:
     if not lock:
         yield
         return
-    with home_lock(txn.home, txn.store, timeout=txn.options.lock_timeout, notify=txn.reporter.notice):
+    with home_lock(txn.home, txn.store, timeout=_lock_timeout(txn), notify=txn.reporter.notice):
         yield
+
+
+def _lock_timeout(txn: Transaction) -> float:
+    """``--lock-timeout``, else the home's ``pm.lock_timeout``, else :data:`LOCK_TIMEOUT`."""
+    if txn.options.lock_timeout is not None:
+        return checked_timeout(txn.options.lock_timeout)
+    try:
+        configured = read_config(txn.home).pm.get("lock_timeout")
+    except InputError:
+        return LOCK_TIMEOUT  # gathering the inputs reports the broken config
+    return LOCK_TIMEOUT if configured is None else checked_timeout(configured, "pm.lock_timeout")
 
 
 def policy_of(inputs: Inputs) -> Policy:

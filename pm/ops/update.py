@@ -18,7 +18,7 @@ from ..discover import PluginSources, discover
 from ..install import Installed, InstallError
 from ..install import install as install_files
 from ..plugin import inspect
-from ..selection import provides
+from ..selection import profile_homes, provides
 from .install import catalog_for
 from .options import SILENT, Options, Reporter
 from .sync import sync_in
@@ -42,7 +42,7 @@ class Missing:
 
 def missing_providers(home: Path) -> list[Missing]:
     """(home, provider) for the home and each profile whose memory.provider nothing provides."""
-    homes = [home] + sorted(p.parent for p in (home / "profiles").glob("*/config.yaml"))
+    homes = [home] + profile_homes(home)[0]
     found = []
     for each in homes:
         try:

@@ -213,6 +213,8 @@ class LocalIndex:
         self.validators = validators
         self.file_cache_control = file_cache_control
         self.rescan = rescan
+        #: ``"user:password"``: every request without that Basic Authorization is answered 401
+        self.basic_auth: str | None = None
         self._lock = threading.Lock()
         self._directories: list[Path] = []
         self._records: dict[str, IndexFile] = {}
@@ -499,6 +501,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _route(self, *, send_body: bool) -> None:
         self.index._note(self.command, self.path)
+        if self.index.basic_auth is not None and not self._authorized(self.index.basic_auth):
+            self._send(HTTPStatus.UNAUTHORIZED, b"unauthorized\n", send_body)
+            return
         if self.index.delay:
             time.sleep(self.index.delay)
         path = self.path.split("?", 1)[0]
@@ -510,6 +515,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._file(path.removeprefix("/files/"), send_body)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", send_body)
+
+    def _authorized(self, pair: str) -> bool:
+        import base64
+
+        return self.headers.get("Authorization") == "Basic " + base64.b64encode(pair.encode()).decode()
 
     def _project(self, rest: str, send_body: bool) -> None:
         name = canonicalize_name(rest.rstrip("/"))

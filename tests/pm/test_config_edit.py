@@ -43,3 +43,25 @@ def test_invalid_yaml_is_a_clear_error_not_a_parser_traceback() -> None:
     with pytest.raises(ConfigEditError) as caught:
         change_list("plugins: [\n", "enabled", add="b")
     assert str(caught.value).startswith("config.yaml is not valid YAML, so pm cannot edit it: ")
+
+
+def test_a_bom_config_is_edited_in_place_not_given_a_second_plugins_block() -> None:
+    """Issue 15 finding 10: a BOM hid the first ``plugins:`` line, so a second block was appended."""
+    text = "\ufeffplugins:\n  enabled:\n    - a\n"
+    assert change_list(text, "enabled", add="b") == "\ufeffplugins:\n  enabled:\n    - a\n    - b\n"
+
+
+def test_a_config_without_a_final_newline_is_edited_correctly() -> None:
+    assert change_list("plugins:\n  enabled:\n    - a", "enabled", add="b") == "plugins:\n  enabled:\n    - a\n    - b"
+    assert change_list("model: x", "enabled", add="b") == "model: x\nplugins:\n  enabled:\n    - b"
+
+
+def test_the_editor_reads_yaml_as_the_reader_does() -> None:
+    """``other:\\t1`` reads fine with libyaml; the editor used PyYAML's pure loader and crashed."""
+    text = "other:\t1\nplugins:\n  enabled:\n    - a\n"
+    assert change_list(text, "enabled", add="b") == "other:\t1\nplugins:\n  enabled:\n    - a\n    - b\n"
+
+
+def test_a_duplicate_plugins_block_is_refused_not_edited() -> None:
+    with pytest.raises(ConfigEditError, match=r"duplicate key 'plugins' \(first on line 1, again on line 3\)"):
+        change_list("plugins:\n  enabled: [a]\nplugins:\n  enabled: [c]\n", "enabled", add="b")

@@ -267,3 +267,20 @@ def test_requirements_origins_cannot_inject_lines(argv, capsys, tmp_path):
     _odd_plugin(tmp_path, "odd\n--extra-index-url=http:evil.example #")
     text = export(argv, "requirements", capsys)
     assert not [line for line in text.splitlines() if line.startswith("-")], text
+
+
+@pytest.mark.parametrize(("target", "reason"), [
+    ("missing/pylock.toml", "the folder {tmp}/missing does not exist"),
+    ("", "it is a folder; give a file name"),
+    ("/proc/version", "Permission denied"),
+])
+def test_export_to_a_place_it_cannot_write_is_a_clean_error(argv, capsys, tmp_path, target, reason):
+    """Issue 15 finding 11: a missing folder, a folder or /proc/version was a traceback."""
+    out = str(tmp_path / target) if not target.startswith("/") else target
+    if target.startswith("/proc") and not Path(target).exists():
+        pytest.skip("no /proc here")
+    assert main(["export", "--format", "pylock", "--output", out, *argv]) == 1
+    err = capsys.readouterr().err
+    assert f"error: cannot write {out}: " in err
+    assert reason.format(tmp=tmp_path) in err or target.startswith("/proc")
+    assert "Traceback" not in err

@@ -319,7 +319,8 @@ def test_credentials_in_the_index_url_become_basic_auth_and_go_nowhere_else(
     root = server.url.removesuffix("/page")
     secret_url = root.replace("http://", "http://me:s%40cret@") + "/simple/"
     with SimpleIndexSource(secret_url) as source:
-        assert source.links(NAMES("alpha")) == ()  # an empty HTML answer: no files
+        with pytest.raises(IndexFailure, match="links to no distribution file"):
+            source.links(NAMES("alpha"))  # the server answers "ok": no project page (issue 15)
         assert source.label == f"{root}/simple/"
     (head,) = server.heads
     assert head.startswith("GET /simple/alpha/ HTTP/1.1\r\n")

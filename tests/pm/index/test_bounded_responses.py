@@ -1,0 +1,181 @@
+"""Issue 15 findings 12–14: index responses are bounded in size (also once decompressed) and in
+time, and a 200 answer that is no project page is an index failure (exit 1), never a conflict."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pm.index.base import IndexFailure
+from pm.index.http import HttpClient
+from pm.testing.cli import latest, pm
+
+
+class RawServer:
+    """Answers every request on 127.0.0.1 by calling ``answer(conn)`` after reading the head."""
+
+    def __init__(self, answer: Callable[[socket.socket], None]) -> None:
+        self.answer = answer
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        with conn:
+            buffer = b""
+            while b"\r\n\r\n" not in buffer:
+                if not (chunk := conn.recv(4096)):
+                    return
+                buffer += chunk
+            try:
+                self.answer(conn)
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Callable[[socket.socket], None]], RawServer]]:
+    started: list[RawServer] = []
+
+    def start(answer: Callable[[socket.socket], None]) -> RawServer:
+        started.append(RawServer(answer))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.listener.close()
+
+
+def drip(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n")
+    for _ in range(200):
+        conn.sendall(b"x")
+        time.sleep(0.1)
+
+
+def test_a_server_dripping_bytes_is_given_up_at_the_deadline(serve: Any, monkeypatch: Any) -> None:
+    """Finding 12: one byte every few seconds held resolve and sync forever."""
+    monkeypatch.setenv("HERMES_PM_REQUEST_DEADLINE", "1")
+    server = serve(drip)
+    started = time.monotonic()
+    with pytest.raises(IndexFailure, match=r"still sending after 1s; given up \(raise HERMES_PM_REQUEST_DEADLINE\)"):
+        HttpClient().get(server.url + "/simple/a/")
+    assert time.monotonic() - started < 5
+
+
+def test_a_page_over_the_size_bound_is_not_read_whole(serve: Any, monkeypatch: Any) -> None:
+    """Finding 13: a 1 GB page cost 2.7–3.7 GB of memory and went into the cache."""
+    monkeypatch.setenv("HERMES_PM_MAX_RESPONSE_BYTES", str(1 << 20))
+
+    def huge(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n")
+        for _ in range(64):
+            conn.sendall(b"<a>" * 20_000)
+
+    with pytest.raises(IndexFailure, match=r"larger than 1048576 bytes; not read"):
+        HttpClient().get(serve(huge).url + "/simple/a/")
+
+
+def test_a_gzip_bomb_is_refused_before_it_inflates(serve: Any, monkeypatch: Any) -> None:
+    """Finding 13: 4 MB sent, 4 GB inflated, 8–12 GB of memory."""
+    monkeypatch.setenv("HERMES_PM_MAX_RESPONSE_BYTES", str(1 << 20))
+    bomb = gzip.compress(b"\0" * (64 << 20), compresslevel=9)
+
+    def send(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n"
+                     + f"Content-Length: {len(bomb)}\r\n\r\n".encode() + bomb)
+
+    with pytest.raises(IndexFailure, match=r"larger than 1048576 bytes once decompressed"):
+        HttpClient().get(serve(send).url + "/simple/a/")
+
+
+def test_bounded_reads_keep_the_connection_reusable(serve: Any) -> None:
+    def two(conn: socket.socket) -> None:
+        for _ in range(2):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            conn.recv(4096)
+
+    client = HttpClient()
+    server = serve(two)
+    assert [client.get(server.url + "/x").body for _ in range(2)] == [b"ok", b"ok"]
+
+
+def page(body: bytes, content_type: str = "text/html") -> Callable[[socket.socket], None]:
+    def send(conn: socket.socket) -> None:
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+                     "Connection: close\r\n\r\n".encode() + body)
+    return send
+
+
+PORTAL = b"<html><body><h1>Welcome to Airport Wi-Fi</h1><p>Please sign in.</p></body></html>"
+JSON_AS_HTML = b'{"meta": {"api-version": "1.0"}, "name": "alpha", "files": []}'
+
+
+@pytest.mark.parametrize(("body", "detail"), [
+    (PORTAL, "answered a page that links to no distribution file"),
+    (b'<a href="/login">sign in</a>', "answered a page that links to no distribution file"),
+    (JSON_AS_HTML, "answered JSON labelled text/html"),
+])
+def test_a_page_that_is_no_project_page_is_an_index_failure_not_a_conflict(
+        serve: Any, capsys: Any, tmp_path: Path, monkeypatch: Any, body: bytes, detail: str) -> None:
+    """Finding 14: exit 3 'conflict' with a suggestion to disable the plugin."""
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
+    home = tmp_path / "home"
+    (home / "plugins/p").mkdir(parents=True)
+    (home / "plugins/p/pyproject.toml").write_text("[project]\nname = 'p'\ndependencies = ['alpha']\n")
+    (home / "config.yaml").write_text("plugins:\n  enabled: [p]\n")
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    (tmp_path / "lock.txt").write_text("")
+    server = serve(page(body))
+    result = pm(capsys, home, "resolve", "--index-url", server.url + "/simple/", "--core", str(tmp_path / "core.toml"),
+                "--core-lock", str(tmp_path / "lock.txt"))
+    assert result.code == 1, result.err
+    receipt = latest(home)
+    assert (receipt["outcome"], receipt["conflict"]) == ("failed", None)
+    assert detail in result.err
+
+
+def test_a_deeply_nested_json_page_is_an_index_failure() -> None:
+    """Finding 1: a 200k-deep index page was a RecursionError traceback."""
+    from pm.index._pages import page_digest
+
+    with pytest.raises(IndexFailure, match=r"invalid PEP 691 JSON page \(it nests too deeply\)"):
+        page_digest(b'{"files": ' + b"[" * 200_000, "application/vnd.pypi.simple.v1+json", "http://i/simple/a/", None)
+
+
+def test_one_operation_reading_pages_is_bounded_as_a_whole(serve: Any, monkeypatch: Any) -> None:
+    """Many requests each within the request deadline cannot add up to forever."""
+    monkeypatch.setenv("HERMES_PM_OPERATION_DEADLINE", "1")
+
+    def slow(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\n")
+        for byte in b"abcdef":
+            conn.sendall(bytes([byte]))
+            time.sleep(0.1)
+
+    client = HttpClient()
+    server = serve(slow)
+    started = time.monotonic()
+    with pytest.raises(IndexFailure, match=r"this operation has read the index for longer than 1s"):
+        for _ in range(20):
+            client.get(server.url + "/simple/a/")
+    assert time.monotonic() - started < 5
