@@ -24,6 +24,7 @@ class Flags:
     core: str | None = None
     core_lock: str | None = None
     index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
     find_links: tuple[str, ...] = ()
     no_index: bool = False
     offline: bool = False
@@ -55,6 +56,26 @@ class Settings:
             else str(self.cutoff.date()) if self.cutoff else None,
             "allow_builds": sorted(self.allow_builds),
         }
+
+
+def _extra_index_urls(flags: Flags, pm: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    """``--extra-index-url`` (repeatable), else ``$HERMES_PM_EXTRA_INDEX_URL``, ``$UV_EXTRA_INDEX_URL``
+    or ``$PIP_EXTRA_INDEX_URL`` (space-separated, as uv and pip read them), else
+    ``pm.extra_index_urls`` (a string or a list)."""
+    if flags.extra_index_urls:
+        return flags.extra_index_urls
+    for variable in ("HERMES_PM_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        if env.get(variable, "").strip():
+            return tuple(env[variable].split())
+    configured = pm.get("extra_index_urls") or ()
+    return (configured,) if isinstance(configured, str) else tuple(str(u) for u in configured)
+
+
+def search_order(index_url: str, extra_index_urls: tuple[str, ...]) -> tuple[str, ...]:
+    """The index URLs in the order they are searched, as uv does: the extra indexes first, the
+    index URL last. A project is taken from the first index that has it and never from a later
+    one (uv's first-index rule: a public index cannot shadow a private project's name)."""
+    return tuple(dict.fromkeys([*extra_index_urls, index_url]))
 
 
 def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetime | None:
@@ -112,14 +133,15 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         configured = pm.get("find_links") or []
         find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
     index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
-                 or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL") or DEFAULT_INDEX_URL)
+                 or env.get("UV_DEFAULT_INDEX") or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL")
+                 or DEFAULT_INDEX_URL)
     exclude_newer = flags.exclude_newer or pm.get("exclude_newer")
     cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
         core=core,
         core_lock=core_lock,
-        index_urls=() if flags.no_index else (index_url,),
+        index_urls=() if flags.no_index else search_order(index_url, _extra_index_urls(flags, pm, env)),
         find_links=tuple(p for p in find_links if p is not None),
         offline=flags.offline,
         prereleases=_prereleases(flags.prereleases or pm.get("prereleases")),

@@ -24,6 +24,9 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--core", help="the host's pyproject.toml (default: the installed hermes-pm)")
     group.add_argument("--core-lock", help="core's lock: a pylock.toml or name==version lines")
     group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url)")
+    group.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
+                       help="another index, searched before --index-url; a project is taken from the first "
+                            "index that has it (repeatable; env UV_EXTRA_INDEX_URL, config pm.extra_index_urls)")
     group.add_argument("--find-links", action="append", default=[], metavar="DIR",
                        help="a folder of wheels (repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
     group.add_argument("--no-index", action="store_true", help="use only --find-links folders")
@@ -49,6 +52,7 @@ def flags_from(args: argparse.Namespace) -> Flags:
         core=getattr(args, "core", None),
         core_lock=getattr(args, "core_lock", None),
         index_url=getattr(args, "index_url", None),
+        extra_index_urls=tuple(getattr(args, "extra_index_url", None) or ()),
         find_links=tuple(getattr(args, "find_links", None) or ()),
         no_index=getattr(args, "no_index", False),
         offline=getattr(args, "offline", False),
