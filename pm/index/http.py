@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -140,6 +141,8 @@ class HttpClient:
         Content-Length is larger (or absent) is not read at all: :class:`BodyTooLarge` (for a
         ``Range`` request that the server answered with the whole file).
         """
+        if url.startswith("file:"):
+            return get_file(url, ok=ok, sink=sink, limit=limit)
         sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
         current = url
         for _ in range(self.max_redirects + 1):
@@ -344,6 +347,37 @@ def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
             error = exc
             sock.close()
     raise error or OSError(f"cannot connect to {host}:{port}")
+
+
+def get_file(url: str, *, ok: Collection[int] = (200,), sink: Sink | None = None,
+             limit: int | None = None) -> Response:
+    """A ``file://`` URL answered as a static web server would (pip and uv read such indexes):
+    a folder means its ``index.html``; a missing file is a 404; a ``Range`` is ignored (200 with
+    the whole file, so a caller that wanted a range with ``limit`` gets :class:`BodyTooLarge` and
+    reads the whole file, which is local anyway)."""
+    path = Path(unquote(urlsplit(url).path))
+    if path.is_dir():
+        path = path / "index.html"
+    if not path.is_file():
+        if 404 in ok:
+            return Response(404, {}, b"", url)
+        raise IndexFailure(url, "HTTP 404 Not Found (no such file)")
+    size = path.stat().st_size
+    if limit is not None and size > limit:
+        raise BodyTooLarge(url, size, limit)
+    if 200 not in ok:
+        raise IndexFailure(url, "HTTP 200 OK (a file:// URL has no partial answers)")
+    kind = "text/html" if path.suffix in (".html", ".htm") else "application/octet-stream"
+    headers = {"content-length": str(size), "content-type": kind}
+    try:
+        with path.open("rb") as stream:
+            if sink is None:
+                return Response(200, headers, stream.read(), url)
+            while chunk := stream.read(_CHUNK):
+                sink.write(chunk)
+    except OSError as exc:
+        raise IndexFailure(url, f"cannot read {path}: {exc.strerror or exc}") from None
+    return Response(200, headers, b"", url)
 
 
 class _Transient(IndexFailure):

@@ -74,3 +74,31 @@ def test_settings_order_and_precedence(home, monkeypatch):
     flags = Flags(index_url="https://flag.example/simple/", extra_index_urls=("https://x.example/simple/",))
     assert resolve_settings(flags, config).index_urls == ("https://x.example/simple/", "https://flag.example/simple/")
     assert resolve_settings(Flags(no_index=True), config).index_urls == ()
+
+
+def _static_index(folder: Path) -> str:
+    """A PEP 503 index as plain files (what `pip download` + a dumb web root look like)."""
+    import hashlib
+
+    from pm.testing import build_packages
+
+    files = build_packages(folder / "files", {"alpha": {"1.0": [], "2.0": []}, "corp-lib": {"1.0": []},
+                                              "beta": {"1.0": []}})
+    for name in ("alpha", "corp-lib", "beta"):
+        page = folder / "simple" / name / "index.html"
+        page.parent.mkdir(parents=True)
+        links = [f'<a href="../../files/{f.filename}#sha256={hashlib.sha256(f.path.read_bytes()).hexdigest()}">'
+                 f"{f.filename}</a>" for f in files if f.filename.startswith(name.replace("-", "_") + "-")]
+        page.write_text("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n")
+    return (folder / "simple").as_uri() + "/"
+
+
+def test_a_file_url_index_resolves_and_builds(home, capsys, tmp_path):
+    url = _static_index(tmp_path / "static")
+    pins = _pins(capsys, home, "--index-url", url)
+    assert {name: version for name, (version, _) in pins.items()} == {"corp-lib": "1.0", "alpha": "2.0", "beta": "1.0"}
+    assert pins["alpha"][1] == (tmp_path / "static" / "files" / "alpha-2.0-py3-none-any.whl").as_uri()
+    core = ["--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt")]
+    assert main(["sync", "--home", str(home), *core, "--index-url", url]) == 0
+    assert main(["why", "alpha", "--home", str(home)]) == 0
+    assert capsys.readouterr().out.startswith("alpha 2.0\n")
