@@ -58,6 +58,20 @@ class Settings:
         }
 
 
+def find_link(value: str, relative_to: Path, key: str) -> Path:
+    """A find-links entry as a folder: a path (relative to ``relative_to``) or a ``file://`` URL.
+    A page over HTTP(S) is refused by name rather than taken for a relative path."""
+    from urllib.parse import unquote, urlsplit
+
+    text = str(value)
+    if text.startswith("file://"):
+        return Path(unquote(urlsplit(text).path))
+    if "://" in text:
+        raise UsageError(f"{key} {text}: find-links pages over HTTP are not supported; give a folder of "
+                         "wheels, or serve it as an index with --extra-index-url")
+    return (relative_to / Path(text).expanduser()).absolute()
+
+
 def _extra_index_urls(flags: Flags, pm: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
     """``--extra-index-url`` (repeatable), else ``$HERMES_PM_EXTRA_INDEX_URL``, ``$UV_EXTRA_INDEX_URL``
     or ``$PIP_EXTRA_INDEX_URL`` (space-separated, as uv and pip read them), else
@@ -126,12 +140,14 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
     core_lock = (path(flags.core_lock, Path.cwd()) or path(env.get("HERMES_PM_CORE_LOCK"), Path.cwd())
                  or path(pm.get("core_lock"), base))
     if flags.find_links:
-        find_links = tuple(path(p, Path.cwd()) for p in flags.find_links)
+        find_links = tuple(find_link(p, Path.cwd(), "--find-links") for p in flags.find_links)
     elif env.get("HERMES_PM_FIND_LINKS"):
-        find_links = tuple(path(p, Path.cwd()) for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
+        find_links = tuple(find_link(p, Path.cwd(), "HERMES_PM_FIND_LINKS")
+                           for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
     else:
         configured = pm.get("find_links") or []
-        find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
+        find_links = tuple(find_link(p, base, "pm.find_links")
+                           for p in ([configured] if isinstance(configured, str) else configured))
     index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
                  or env.get("UV_DEFAULT_INDEX") or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL")
                  or DEFAULT_INDEX_URL)

@@ -102,3 +102,16 @@ def test_a_file_url_index_resolves_and_builds(home, capsys, tmp_path):
     assert main(["sync", "--home", str(home), *core, "--index-url", url]) == 0
     assert main(["why", "alpha", "--home", str(home)]) == 0
     assert capsys.readouterr().out.startswith("alpha 2.0\n")
+
+
+def test_find_links_take_folders_and_file_urls_and_refuse_http_pages_by_name(home, tmp_path, capsys):
+    from pm.errors import UsageError
+    from pm.settings import find_link
+
+    assert find_link((tmp_path / "w").as_uri(), Path("/elsewhere"), "--find-links") == tmp_path / "w"
+    assert find_link("w", tmp_path, "--find-links") == tmp_path / "w"
+    with pytest.raises(UsageError) as refused:
+        find_link("https://example.org/wheels/", tmp_path, "--find-links")
+    assert str(refused.value).startswith("--find-links https://example.org/wheels/: find-links pages over HTTP")
+    assert main(["resolve", "--home", str(home), "--find-links", "https://example.org/wheels/"]) == 2
+    assert "find-links pages over HTTP are not supported" in capsys.readouterr().err
