@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -91,6 +92,10 @@ def test_installed_wheel_scans_reports_memory_and_resolves_from_outside_the_chec
     status = _run([str(bin_dir / "hermes"), "memory", "status"], env=env, cwd=cwd)
     assert status.returncode == 0, status.stderr
     assert "sqlite_fts" in status.stdout and "not installed" not in status.stdout + status.stderr
+
+    version = _run([str(bin_dir / "hermes"), "--version"], env=env, cwd=cwd)
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert (version.returncode, version.stdout) == (0, f"hermes (hermes-pm {declared})\n")
 
     as_module = _run([str(bin_dir / "python"), "-m", "agent", "pm", "status"], env=env, cwd=cwd)
     assert as_module.returncode == 0, as_module.stderr
