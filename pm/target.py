@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -113,6 +112,8 @@ def find_python(request: str) -> str:
     never downloaded). Raises :class:`UsageError` naming what was tried when nothing matches."""
     if os.sep in request or os.path.isfile(request):
         return request
+    import shutil
+
     name = f"python{request}" if _VERSION_REQUEST.fullmatch(request) else request
     found = shutil.which(name)
     if found is not None:

@@ -11,7 +11,6 @@ enough for every level.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
@@ -23,6 +22,8 @@ _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)'")
 
 def suggestion(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to ``word`` (for ``--opt=value``, to its option), or None."""
+    import difflib  # only when there is a mistake to explain: most commands never load it
+
     key = word.split("=", 1)[0]
     found = difflib.get_close_matches(key, sorted(set(candidates)), n=1, cutoff=0.6)
     return found[0] if found else None
@@ -104,11 +105,17 @@ def hoist_globals(argv: list[str]) -> list[str]:
 
 
 def add_version(parser: argparse.ArgumentParser) -> None:
-    """``--version``: the installed hermes-pm's version, exit 0."""
-    from importlib.metadata import PackageNotFoundError, version
+    """``--version``: the installed hermes-pm's version, exit 0 (looked up only when asked)."""
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
 
-    try:
-        shown = version("hermes-pm")
-    except PackageNotFoundError:
-        shown = "unknown (not installed)"
-    parser.add_argument("--version", action="version", version=f"%(prog)s (hermes-pm {shown})")
+
+class _Version(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            shown = version("hermes-pm")
+        except PackageNotFoundError:
+            shown = "unknown (not installed)"
+        print(f"{parser.prog} (hermes-pm {shown})")  # data: stdout, as argparse's version action does
+        parser.exit()

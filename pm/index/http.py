@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import base64
 import http.client
-import netrc
 import os
 import socket
 import ssl
 import threading
 import time
-import urllib.request
 import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future
@@ -401,6 +399,8 @@ def proxy_for(scheme: str, host: str) -> str | None:
     """The proxy URL the environment names for ``scheme`` (``HTTPS_PROXY``, ``HTTP_PROXY``, or
     ``ALL_PROXY``, lower case first, as curl, pip and uv read them), or None when there is none
     or ``NO_PROXY`` covers ``host``."""
+    import urllib.request  # here, not at the top: it loads tempfile, email and more
+
     proxies = urllib.request.getproxies_environment()
     proxy = proxies.get(scheme) or proxies.get("all")
     if not proxy or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
@@ -414,6 +414,7 @@ def netrc_header(host: str) -> str | None:
     path = os.environ.get("NETRC") or os.path.join(os.path.expanduser("~"), ".netrc")
     if not host or not os.path.isfile(path):
         return None
+    import netrc
     try:
         found = netrc.netrc(path).authenticators(host)
     except (netrc.NetrcParseError, OSError):
