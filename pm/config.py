@@ -7,7 +7,7 @@ setting.
 
 from __future__ import annotations
 
-import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,7 @@ def _near_misses(path: Path, section: str, data: dict[str, Any], known: tuple[st
     for key in data:
         if key in known or not isinstance(key, str):
             continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        close = _close(key, known, 0.75)
         if close:
             problems.append(Problem(path, f"{section}.{key}", f"unknown key; did you mean {section}.{close[0]}?"))
     return problems
@@ -136,7 +136,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
     settings: dict[str, Any] = {}
     for key, value in section.items():
         if key not in PM_SETTINGS:
-            close = difflib.get_close_matches(str(key), PM_SETTINGS, n=1, cutoff=0.6)
+            close = _close(str(key), PM_SETTINGS, 0.6)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PM_SETTINGS)}"
             problems.append(Problem(path, f"pm.{key}", f"unknown key{hint}"))
             continue
@@ -152,3 +152,10 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             continue
         settings[key] = value
     return settings
+
+
+def _close(word: str, known: Iterable[str], cutoff: float) -> list[str]:
+    """A near match for a "did you mean" (difflib loads only when a key is unknown)."""
+    import difflib
+
+    return difflib.get_close_matches(word, known, n=1, cutoff=cutoff)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -93,7 +92,7 @@ def root(home: Path) -> Path:
 def new_id(fingerprint: str) -> str:
     """A fresh id: UTC time (sorts by age), a random part, and the fingerprint's head."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
-    return f"{stamp}-{secrets.token_hex(3)}-{fingerprint.removeprefix('sha256:')[:10]}"
+    return f"{stamp}-{os.urandom(3).hex()}-{fingerprint.removeprefix('sha256:')[:10]}"
 
 
 def create(home: Path, store: Store, fingerprint: str) -> tuple[str, Path]:

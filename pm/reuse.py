@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -129,6 +128,8 @@ def _pages_unchanged(source: Source, pages: list[tuple[str, int, str]]) -> bool:
             stale.append(page)
     if len(stale) <= 1:
         return all(unchanged(*page) for page in stale)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(16, len(stale)), thread_name_prefix="hermes-pm-reuse") as pool:
         return all(pool.map(lambda page: unchanged(*page), stale))
 

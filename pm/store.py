@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ._files import temp_beside
 from .errors import PmError
 
 
@@ -55,7 +55,7 @@ class Store:
         self.check(path)
         self.mkdir(path.parent)
         try:
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            fd, temp = temp_beside(path.parent, f".{path.name}.", ".tmp")
             try:
                 os.fchmod(fd, mode)
                 with os.fdopen(fd, "wb") as handle:

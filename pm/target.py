@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,6 +184,8 @@ def _read(python: str) -> Target:
             platform=sysconfig.get_platform(),
             tags=tuple(str(t) for t in tags.sys_tags()),
         )
+    import subprocess  # only for another interpreter
+
     script = _PROBE.format(packaging_parent=str(Path(packaging.__file__).resolve().parent.parent))
     try:
         done = subprocess.run(

@@ -26,11 +26,12 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+
+from .._files import temp_beside
 
 _PAGES, _BODIES, _DIGESTS = "pages-v2", "bodies-v1", "digests-v1"
 _METADATA, _FILES, _RESULTS, _TARGETS = "metadata-v1", "files-v1", "results-v1", "targets-v1"
@@ -291,7 +292,7 @@ class Cache:
         """Write to a temp file in the same folder, then ``os.replace``; failures are ignored."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            fd, temp = temp_beside(path.parent, ".tmp-")
         except OSError:
             return
         try:

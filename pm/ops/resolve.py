@@ -3,7 +3,6 @@ operation that builds (sync, admission, update). Installs nothing; prints nothin
 
 from __future__ import annotations
 
-import difflib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +110,8 @@ def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:
 def unknown_plugin(inputs: Inputs, name: str) -> UnknownPlugin:
     """The error for a plugin name nothing provides, with a "did you mean" when one is close."""
     known = sorted({s.plugin.key for s in inputs.selection.plugins} | {s.plugin.root.leaf for s in inputs.selection.plugins})
+    import difflib
+
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return UnknownPlugin(name, inputs.home, close[0] if close else None)
 

@@ -12,8 +12,10 @@ releases like a shipped host; the timed resolves see the index as it is today.
 
 pm and uv run pairwise, alternating which goes first, each cold (a fresh cache per run) and warm
 (one warmed cache), both targeting the bench interpreter's real executable, wheels only (uv with
-`--only-binary :all:`), with pm's bytecode cached. PyPI sends `max-age=600` and ETags on pages
-and PEP 658 metadata, so a warm uv needs no request at all. Bytes on the wire cannot be counted
+`--only-binary :all:`), with pm's bytecode cached. What the index sends decides what "warm" costs:
+pypi.org sends `max-age=600`, ETags and PEP 658 metadata (a warm uv then needs no request); the
+copy reachable from this project's machines sends none of these, so both tools re-read every page
+warm and read metadata out of the wheels by range requests. Bytes on the wire cannot be counted
 here (the index is not ours); the table gives each tool's cache size after a cold run instead.
 Then issue 11's targets for a heavy real set: warm <= 1.5x, cold <= 3x, pm peak RSS <= 300 MB,
 and the second identical pm resolve <= 80 ms. Network load goes to PyPI only (about 50-100 MB of

@@ -47,6 +47,14 @@ def resolve(capsys: pytest.CaptureFixture[str], home: Path, index: LocalIndex, *
     return receipt
 
 
+def make_fresh(cache: Cache, index: LocalIndex, *names: str) -> None:
+    """Mark these cached pages fresh for ten minutes, as if the index had sent max-age=600."""
+    for name in names:
+        header = cache.get_header(index.project_url(name))
+        assert header is not None
+        cache.put_header(dataclasses.replace(header, max_age=600))
+
+
 def pins(receipt: dict[str, Any]) -> dict[str, str]:
     return {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
 
@@ -64,11 +72,7 @@ def test_the_same_inputs_over_unchanged_pages_reuse_the_resolution(capsys, home,
 
 def test_fresh_pages_make_reuse_free_of_requests(capsys, home, index, tmp_path) -> None:
     resolve(capsys, home, index)
-    cache = Cache(tmp_path / "cache")
-    for name in ("alpha", "beta"):
-        header = cache.get_header(index.project_url(name))
-        assert header is not None
-        cache.put_header(dataclasses.replace(header, max_age=600))
+    make_fresh(Cache(tmp_path / "cache"), index, "alpha", "beta")
     index.reset_log()
     assert resolve(capsys, home, index)["reused_resolution"] is True
     assert index.requests == []
@@ -133,15 +137,12 @@ def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
 
 
 def test_a_fresh_reuse_loads_neither_the_resolver_nor_the_index_client(capsys, home, index, tmp_path) -> None:
+    import os
     import subprocess
     import sys
 
     resolve(capsys, home, index)
-    cache = Cache(tmp_path / "cache")
-    for name in ("alpha", "beta"):
-        header = cache.get_header(index.project_url(name))
-        assert header is not None
-        cache.put_header(dataclasses.replace(header, max_age=600))
+    make_fresh(Cache(tmp_path / "cache"), index, "alpha", "beta")
     script = ("import sys, json\nfrom pm.cli import main\ncode = main(sys.argv[1:])\n"
               "heavy = ('pm.resolver.', 'pm.index.simple', 'pm.index.http', 'resolvelib')\n"
               "print(json.dumps(sorted(m for m in sys.modules if m.startswith(heavy))), file=sys.stderr)\n"
@@ -149,6 +150,6 @@ def test_a_fresh_reuse_loads_neither_the_resolver_nor_the_index_client(capsys, h
     argv = [sys.executable, "-c", script, "resolve", "--home", str(home), "--index-url", index.url,
             "--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False,
-                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stderr.strip().splitlines()[-1]) == ["pm.resolver.model"]
