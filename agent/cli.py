@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pm.cli
+from pm.cli._parser import Parser, add_version, hoist_globals
 
 #: group -> help, for the groups mounted without importing them.
 GROUPS = {
@@ -27,7 +28,8 @@ _PLUGIN_COMMANDS: dict[str, Any] = {}
 def build_parser(with_plugin_commands: bool = False, only: str | None = None,
                  group: str | None = None) -> argparse.ArgumentParser:
     """The ``hermes`` parser; with ``group`` (the group about to run), only that group is loaded."""
-    parser = argparse.ArgumentParser(prog="hermes", description="The Hermes agent.")
+    parser = Parser(prog="hermes", description="The Hermes agent.")
+    add_version(parser)
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
     wanted = (lambda name: group is None or group == name)
     if wanted("pm"):
@@ -63,7 +65,7 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = hoist_globals(list(sys.argv[1:] if argv is None else argv))
     group = argv[0] if argv and argv[0] in GROUPS else None
     only = pm.cli.invoked(argv[1:]) if group == "pm" else None
     args = build_parser(with_plugin_commands=group is None, only=only, group=group).parse_args(argv)

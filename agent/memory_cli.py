@@ -38,11 +38,12 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.cli._common import add_common, existing_home
 from pm.cli._output import terminal_safe
+from pm.cli._parser import Parser
 from pm.cli.resolve import tell_resolved
 from pm.config import read_config
 from pm.errors import PmError
-from pm.settings import resolve_home
 
 __all__ = ["main", "register", "run", "status_report"]
 
@@ -62,9 +63,7 @@ def register(subparsers: Any) -> None:
         description="Show the memory provider memory.provider names, whether its declared "
                     "requirements are ready, and whether it is available.")
     for parser in (setup, status):
-        parser.add_argument("--home",
-                            help="the HERMES_HOME to use (default: $HERMES_HOME or ~/.hermes)")
-        parser.add_argument("--json", action="store_true", help="structured output on stdout")
+        add_common(parser)
     setup.set_defaults(memory_command="setup")
     status.set_defaults(memory_command="status")
 
@@ -72,8 +71,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the parsed ``hermes memory`` command; every deliberate failure becomes a message on
     stderr and an exit code here."""
-    home = resolve_home(args.home)
     try:
+        home = existing_home(args.home)
         if args.memory_command == "setup":
             from pm.managed import check as refuse_if_managed
             from pm.settings import environment_home
@@ -97,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="hermes memory", description="Memory providers.")
+    parser = Parser(prog="hermes memory", description="Memory providers.")
     register(parser.add_subparsers(dest="memory_command", required=True, metavar="COMMAND"))
     return run(parser.parse_args(list(sys.argv[1:] if argv is None else argv)))
 

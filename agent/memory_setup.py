@@ -116,10 +116,14 @@ def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> 
     environment of ``home`` (a profile's is its primary's); returns the finished receipt."""
     from pm.ops import Notices
     from pm.ops.admit import enable
+    from pm.ops.options import Options
     from pm.ops.sync import sync
+    from pm.settings import resolve_home
 
     reporter = Notices(say)
-    done = sync(home, reporter=reporter) if selected else enable(home, key, reporter=reporter)
+    # next steps name this home unless it is the one a bare `hermes` command finds by itself
+    options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home))
+    done = sync(home, options, reporter) if selected else enable(home, key, options, reporter)
     return done.receipt
 
 

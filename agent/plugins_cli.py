@@ -25,7 +25,7 @@ from pm.readiness import check
 from pm.receipt import Receipt
 
 
-def register(groups: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(groups: "argparse._SubParsersAction[Any]") -> None:
     plugins = groups.add_parser("plugins", help="list, enable, disable, install and remove plugins")
     commands = plugins.add_subparsers(dest="plugins_command", required=True, metavar="COMMAND")
     for name, help_text, needs_name in (
@@ -82,12 +82,12 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_enable(args: argparse.Namespace) -> int:
-    done = enable(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    done = enable(home_of(args), args.name, options_from(args), reporter_for(args.json or args.quiet))
     return _tell(args, done.receipt, f"enabled {args.name!r}")
 
 
 def run_disable(args: argparse.Namespace) -> int:
-    done = disable(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    done = disable(home_of(args), args.name, options_from(args), reporter_for(args.json or args.quiet))
     return _tell(args, done.receipt, f"disabled {args.name!r}")
 
 
@@ -117,7 +117,7 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    done = install(home_of(args), args.name, options_from(args), reporter_for(args.json), force=args.force)
+    done = install(home_of(args, creates=True), args.name, options_from(args), reporter_for(args.json or args.quiet), force=args.force)
     receipt = done.receipt
     if receipt.exit_code != EXIT_OK:
         tell_failed(receipt, args.json)
@@ -130,7 +130,7 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    done = remove(home_of(args), args.name, options_from(args), reporter_for(args.json))
+    done = remove(home_of(args), args.name, options_from(args), reporter_for(args.json or args.quiet))
     receipt = done.receipt
     if receipt.exit_code != EXIT_OK:
         tell_failed(receipt, args.json)
@@ -140,7 +140,7 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    done = update(home_of(args), options_from(args), reporter_for(args.json))
+    done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet))
     receipt = done.receipt
     if done.code == EXIT_CONFLICT and receipt.conflict and done.inputs is not None:
         memory = {s.plugin.key for s in done.inputs.selection.plugins if s.plugin.is_memory}

@@ -22,6 +22,7 @@ CONFIG_NAME = "config.yaml"
 #: pm settings and the type each must have.
 PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "index_url": (str,),
+    "extra_index_urls": (str, list),
     "find_links": (str, list),
     "core": (str,),
     "core_lock": (str,),

@@ -20,6 +20,17 @@ from .manifest import MANIFEST_NAMES
 
 SOURCES = ("bundled", "user", "project")
 _REPO_BUNDLED = Path(__file__).resolve().parent.parent / "plugins" / "memory"
+#: Where a built wheel carries the bundled providers (setup.py copies them there).
+_PACKAGED_BUNDLED = Path(__file__).resolve().parent / "data" / "plugins" / "memory"
+
+
+def default_bundled() -> Path | None:
+    """The host's bundled providers: the checkout's ``plugins/memory/`` (a source tree or an
+    editable install), else the copy an installed wheel carries, else none."""
+    for folder in (_REPO_BUNDLED, _PACKAGED_BUNDLED):
+        if folder.is_dir():
+            return folder
+    return None
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,7 @@ class PluginSources:
     def for_home(cls, home: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> "PluginSources":
         env = os.environ if env is None else env
         bundled_env = env.get("HERMES_BUNDLED_PLUGINS")
-        bundled = Path(bundled_env) if bundled_env else (_REPO_BUNDLED if _REPO_BUNDLED.is_dir() else None)
+        bundled = Path(bundled_env) if bundled_env else default_bundled()
         project = None
         if env.get("HERMES_ENABLE_PROJECT_PLUGINS") == "1":
             project = (cwd or Path.cwd()) / ".hermes" / "plugins"

@@ -237,8 +237,10 @@ def _from_pylock(path: Path, text: str, target: Target) -> tuple[Resolution, Bas
         raise InputError.one(path, "tool.hermes-pm", f"cannot be read: {exc!r}") from None
     if basis is None:
         _check_environments(path, document, target)
-    origins = {"core": Origin.core()} | {str(Origin(m.name, m.file)): Origin(m.name, m.file)
-                                         for m in (basis.members if basis else ())}
+    members = basis.members if basis else ()
+    # required-by names plugins ("plugin 'x'"); locks written before that also gave their files
+    origins = ({"core": Origin.core()} | {str(Origin(m.name, None)): Origin(m.name, None) for m in members}
+               | {str(Origin(m.name, m.file)): Origin(m.name, m.file) for m in members})
     pins: list[Pin] = []
     problems: list[Problem] = []
     for number, package in enumerate(document.get("packages") or []):

@@ -52,6 +52,7 @@ class Installed:
 
 def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> Installed:
     """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``)."""
+    _refuse_unpinned_git(spec)
     located = "/" in spec or "@" in spec or _exists(spec)
     entry = None if located else catalog.find(spec)
     if entry is None and not located:
@@ -68,6 +69,18 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
         return _move_into_place(store, plugins, name, fetched, provenance, force)
     finally:
         store.remove_tree(staging)
+
+
+def _refuse_unpinned_git(spec: str) -> None:
+    """A ``git+`` source without a full commit is refused before anything is written: a branch,
+    a tag or a short hash can move, and an installed plugin must be reproducible."""
+    if spec.startswith("git+") and not _GIT_SOURCE.match(spec):
+        body = spec[len("git+"):]
+        url, at, ref = body.rpartition("@")
+        if not at or "/" in ref:  # no ref at all (an @ inside ssh://git@host/... is not one)
+            url, ref = body, ""
+        got = f" (got {ref!r})" if ref else ""
+        raise InstallError(f"{spec}: a git source needs a pinned commit: git+{url}@<40-hex commit>{got}")
 
 
 def remove(home: Path, name: str) -> Path:

@@ -42,6 +42,7 @@ class Verdict:
     origin: Origin
     unmet: tuple[str, ...] = ()
     changed: str | None = None
+    declared: int = 0  # requirements (and, for core, locked pins) judged for this origin
 
     @property
     def ready(self) -> bool:
@@ -53,6 +54,15 @@ class Verdict:
 
     def reason(self) -> str:
         return "; ".join([*([self.changed] if self.changed else []), *self.unmet]) or "ready"
+
+    def detail(self) -> str:
+        """What a person reads beside the verdict: why not ready, or what was found installed."""
+        if not self.ready:
+            return self.reason()
+        if self.declared == 0:
+            return "declares no requirements"
+        noun = "requirement" if self.declared == 1 else "requirements"
+        return f"{self.declared} {noun} satisfied"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "origin": self.origin.to_json(), "ready": self.ready,
@@ -99,7 +109,9 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
             named = {package for package, _ in by_origin[origin]}
             by_origin[origin] += [m for m in dict.fromkeys(misses) if m[0] not in named]
     changed_members = _changed_members(inputs, generation)
-    verdicts = tuple(Verdict(origin, tuple(text for _, text in misses), changed_members.get(origin.plugin or ""))
+    counts = _declared_counts(inputs)
+    verdicts = tuple(Verdict(origin, tuple(text for _, text in misses), changed_members.get(origin.plugin or ""),
+                             counts.get(origin, 0))
                      for origin, misses in by_origin.items())
     verdicts += tuple(Verdict(Origin(s.plugin.key, None), (f"enabled but invalid, so not installed: {s.reason}",))
                       for s in inputs.selection.plugins if s.enabled_but_invalid)
@@ -126,6 +138,14 @@ def _declared_unmet(inputs: Inputs, installed: Installed, site: Path) -> dict[Or
             by_origin[Origin.core()].append(
                 (name, f"core locks {name}=={version}; installed: {f'{name} {found}' if found else 'not installed'}"))
     return by_origin
+
+
+def _declared_counts(inputs: Inputs) -> dict[Origin, int]:
+    """origin -> how many requirements it declares (core: its requirements and its locked pins)."""
+    counts: dict[Origin, int] = {Origin.core(): len(inputs.core.lock)}
+    for tagged in inputs.union.requirements:
+        counts[tagged.origin] = counts.get(tagged.origin, 0) + 1
+    return counts
 
 
 def _changed_members(inputs: Inputs, generation: Generation) -> dict[str, str]:

@@ -24,6 +24,7 @@ class Flags:
     core: str | None = None
     core_lock: str | None = None
     index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
     find_links: tuple[str, ...] = ()
     no_index: bool = False
     offline: bool = False
@@ -72,6 +73,40 @@ def redact_url(url: str) -> str:
         return parts._replace(netloc=f"{shown}@{host}").geturl()
     except ValueError:
         return "<an unparsable URL>"
+
+
+def find_link(value: str, relative_to: Path, key: str) -> Path:
+    """A find-links entry as a folder: a path (relative to ``relative_to``) or a ``file://`` URL.
+    A page over HTTP(S) is refused by name rather than taken for a relative path."""
+    from urllib.parse import unquote, urlsplit
+
+    text = str(value)
+    if text.startswith("file://"):
+        return Path(unquote(urlsplit(text).path))
+    if "://" in text:
+        raise UsageError(f"{key} {text}: find-links pages over HTTP are not supported; give a folder of "
+                         "wheels, or serve it as an index with --extra-index-url")
+    return (relative_to / Path(text).expanduser()).absolute()
+
+
+def _extra_index_urls(flags: Flags, pm: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    """``--extra-index-url`` (repeatable), else ``$HERMES_PM_EXTRA_INDEX_URL``, ``$UV_EXTRA_INDEX_URL``
+    or ``$PIP_EXTRA_INDEX_URL`` (space-separated, as uv and pip read them), else
+    ``pm.extra_index_urls`` (a string or a list)."""
+    if flags.extra_index_urls:
+        return flags.extra_index_urls
+    for variable in ("HERMES_PM_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        if env.get(variable, "").strip():
+            return tuple(env[variable].split())
+    configured = pm.get("extra_index_urls") or ()
+    return (configured,) if isinstance(configured, str) else tuple(str(u) for u in configured)
+
+
+def search_order(index_url: str, extra_index_urls: tuple[str, ...]) -> tuple[str, ...]:
+    """The index URLs in the order they are searched, as uv does: the extra indexes first, the
+    index URL last. A project is taken from the first index that has it and never from a later
+    one (uv's first-index rule: a public index cannot shadow a private project's name)."""
+    return tuple(dict.fromkeys([*extra_index_urls, index_url]))
 
 
 def parse_cutoff(value: str | None, *, key: str = "pm.exclude_newer") -> datetime | None:
@@ -125,21 +160,24 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
     core_lock = (path(flags.core_lock, Path.cwd()) or path(env.get("HERMES_PM_CORE_LOCK"), Path.cwd())
                  or path(pm.get("core_lock"), base))
     if flags.find_links:
-        find_links = tuple(path(p, Path.cwd()) for p in flags.find_links)
+        find_links = tuple(find_link(p, Path.cwd(), "--find-links") for p in flags.find_links)
     elif env.get("HERMES_PM_FIND_LINKS"):
-        find_links = tuple(path(p, Path.cwd()) for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
+        find_links = tuple(find_link(p, Path.cwd(), "HERMES_PM_FIND_LINKS")
+                           for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
     else:
         configured = pm.get("find_links") or []
-        find_links = tuple(path(p, base) for p in ([configured] if isinstance(configured, str) else configured))
+        find_links = tuple(find_link(p, base, "pm.find_links")
+                           for p in ([configured] if isinstance(configured, str) else configured))
     index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
-                 or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL") or DEFAULT_INDEX_URL)
+                 or env.get("UV_DEFAULT_INDEX") or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL")
+                 or DEFAULT_INDEX_URL)
     exclude_newer = flags.exclude_newer or pm.get("exclude_newer")
     cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
         core=core,
         core_lock=core_lock,
-        index_urls=() if flags.no_index else (index_url,),
+        index_urls=() if flags.no_index else search_order(index_url, _extra_index_urls(flags, pm, env)),
         find_links=tuple(p for p in find_links if p is not None),
         offline=flags.offline,
         prereleases=_prereleases(flags.prereleases or pm.get("prereleases")),

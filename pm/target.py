@@ -14,13 +14,14 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import packaging
 
-from .errors import TargetError
+from .errors import TargetError, UsageError
 
 _PROBE = """
 import json, platform, sys, sysconfig
@@ -92,10 +93,41 @@ def current_target() -> Target:
 
 
 def target_for(python: str | None) -> Target:
-    """The interpreter at ``python`` (a path or a name on PATH), or the running one."""
+    """The interpreter ``python`` names (see :func:`find_python`), or the running one."""
+    if python is not None:
+        python = find_python(python)
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
         return current_target()
     return _probe(python)
+
+
+_VERSION_REQUEST = re.compile(r"\d+(\.\d+){0,2}")
+
+
+def find_python(request: str) -> str:
+    """The interpreter ``--python`` means, found as uv finds it: a path (anything with a ``/`` or
+    an existing file) as given; a version (``3.12``) as ``python3.12`` on PATH; a name
+    (``python3.12``, ``pypy3``) on PATH; else whatever ``uv python find`` answers (installed,
+    never downloaded). Raises :class:`UsageError` naming what was tried when nothing matches."""
+    if os.sep in request or os.path.isfile(request):
+        return request
+    import shutil
+
+    name = f"python{request}" if _VERSION_REQUEST.fullmatch(request) else request
+    found = shutil.which(name)
+    if found is not None:
+        return found
+    from .index.cache import default_cache_dir
+    from .uv import Uv, UvError
+
+    try:
+        answer = Uv(default_cache_dir()).run("python", "find", request).strip().splitlines()
+    except UvError:
+        answer = []
+    if answer and os.path.isfile(answer[-1]):
+        return answer[-1]
+    raise UsageError(f"--python {request}: no such interpreter ({name!r} is not on PATH and "
+                     "`uv python find` found none installed)")
 
 
 @functools.lru_cache(maxsize=8)

@@ -12,6 +12,10 @@ from uv import find_uv_bin
 
 from pm.testing import LocalIndex, index_from_spec
 
+# A dead index or a 503 is retried with backoff (pm.index.http); the suite asks for failures on
+# purpose, so it fails at once unless a test sets retries itself (tests/pm/index/test_network.py).
+os.environ["HERMES_PM_HTTP_RETRIES"] = "0"
+
 
 @pytest.fixture(scope="session")
 def uv_bin() -> str:

@@ -20,6 +20,7 @@ from ..receipt import Receipt
 from ..settings import resolve_home
 from ._common import add_common, add_resolution_options
 from ._output import say, tell_failed
+from ._parser import Parser, add_version, hoist_globals
 
 #: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
 #: Command modules are imported only when that command runs (or for --help), so a no-op
@@ -51,7 +52,7 @@ def command(name: str) -> Any:
     return getattr(module, attribute) if attribute else module
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]", only: str | None = None) -> None:
+def register(subparsers: "argparse._SubParsersAction[Any]", only: str | None = None) -> None:
     """Mount every pm command on ``subparsers`` (used by ``hermes pm`` and ``python -m pm``).
 
     With ``only`` (the command about to run), only that command's module is imported and its own
@@ -70,7 +71,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]", 
 
 
 def build_parser(prog: str = "hermes pm", only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="The plugin package manager of the Hermes agent.")
+    parser = Parser(prog=prog, description="The plugin package manager of the Hermes agent.")
+    add_version(parser)
     register(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only=only)
     return parser
 
@@ -85,8 +87,13 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     operations). The operations record their own failures in their receipts; a deliberate failure
     that escapes one (a mistyped ``--home``, a broken config before a read-only command) becomes a
     message, a receipt and an exit code here."""
+    from ._changes import pins_before, tell_changes
+
     try:
-        return int((run or command(args.command).run)(args))
+        before = pins_before(args)
+        code = int((run or command(args.command).run)(args))
+        tell_changes(args, before)
+        return code
     except PmError as exc:
         _failure_receipt(args, exc)
         return exc.exit_code
@@ -105,6 +112,6 @@ def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "hermes pm") -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = hoist_globals(list(sys.argv[1:] if argv is None else argv))
     args = build_parser(prog, only=invoked(argv)).parse_args(argv)
     return dispatch(args)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..ops.options import Options
@@ -12,6 +14,8 @@ from ..settings import Flags, resolve_home
 def add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--home", help="the HERMES_HOME to use (default: $HERMES_HOME or ~/.hermes)")
     parser.add_argument("--json", action="store_true", help="structured output on stdout")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress, only results and errors")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="say more (repeatable)")
 
 
 def add_resolution_options(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +24,9 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--core", help="the host's pyproject.toml (default: the installed hermes-pm)")
     group.add_argument("--core-lock", help="core's lock: a pylock.toml or name==version lines")
     group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url)")
+    group.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
+                       help="another index, searched before --index-url; a project is taken from the first "
+                            "index that has it (repeatable; env UV_EXTRA_INDEX_URL, config pm.extra_index_urls)")
     group.add_argument("--find-links", action="append", default=[], metavar="DIR",
                        help="a folder of wheels (repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
     group.add_argument("--no-index", action="store_true", help="use only --find-links folders")
@@ -46,6 +53,7 @@ def flags_from(args: argparse.Namespace) -> Flags:
         core=getattr(args, "core", None),
         core_lock=getattr(args, "core_lock", None),
         index_url=getattr(args, "index_url", None),
+        extra_index_urls=tuple(getattr(args, "extra_index_url", None) or ()),
         find_links=tuple(getattr(args, "find_links", None) or ()),
         no_index=getattr(args, "no_index", False),
         offline=getattr(args, "offline", False),
@@ -55,14 +63,30 @@ def flags_from(args: argparse.Namespace) -> Flags:
     )
 
 
-def home_of(args: argparse.Namespace) -> Path:
-    """The home to act on. An explicit ``--home`` must exist: a typo never creates a new home."""
-    home = resolve_home(args.home)
-    if args.home and not home.is_dir():
-        from ..errors import UsageError
+def home_of(args: argparse.Namespace, *, creates: bool = False) -> Path:
+    """The home to act on; it must exist, whether it comes from ``--home``, ``$HERMES_HOME`` or
+    the default ``~/.hermes``: a typo never creates a new home. Only a command that makes a home
+    (``creates``, e.g. ``plugins install``) may start from the default one when it is absent."""
+    return existing_home(args.home, creates=creates)
 
-        raise UsageError(f"--home {args.home}: no such folder (a home holds config.yaml and plugins/)")
-    return home
+
+def existing_home(flag: str | None, *, creates: bool = False, env: Mapping[str, str] | None = None) -> Path:
+    """:func:`home_of` for a ``--home`` value: the home, or a :class:`UsageError` naming where the
+    missing folder came from."""
+    env = os.environ if env is None else env
+    home = resolve_home(flag, env)
+    if home.is_dir():
+        return home
+    from ..errors import UsageError
+
+    if flag:
+        raise UsageError(f"--home {flag}: no such folder (a home holds config.yaml and plugins/)")
+    if env.get("HERMES_HOME"):
+        raise UsageError(f"HERMES_HOME={env['HERMES_HOME']}: no such folder (a home holds config.yaml and plugins/)")
+    if creates:
+        return home
+    raise UsageError(f"{home}: no such folder; give --home DIR or set HERMES_HOME, or create it "
+                     "(`hermes plugins install` does)")
 
 
 def shown_home(args: argparse.Namespace) -> Path | None:

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    done = check(home_of(args), options_from(args), reporter_for(args.json), candidate=args.candidate)
+    done = check(home_of(args), options_from(args), reporter_for(args.json or args.quiet), candidate=args.candidate)
     receipt = done.receipt
     if done.readiness is None:
         tell_failed(receipt, args.json)
@@ -42,7 +42,7 @@ def render(readiness: Readiness) -> str:
     head = paint("ready", "green") if readiness.ready else paint("not ready", "red")
     lines = [f"{head}: generation {readiness.generation.id}"]
     lines += [f"  {p}" for p in readiness.problems]
-    rows = [[v.name, _shown(v), v.reason()] for v in readiness.verdicts]
+    rows = [[v.name, _shown(v), v.detail()] for v in readiness.verdicts]
     lines.append(table(rows, ["origin", "verdict", "reason"]))
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    receipt = gc(home_of(args), options_from(args), reporter_for(args.json)).receipt
+    receipt = gc(home_of(args), options_from(args), reporter_for(args.json or args.quiet)).receipt
     removed, kept = receipt.extra.get("removed", []), receipt.extra.get("kept", {})
     if failed_early(receipt, args.json):
         return receipt.exit_code
@@ -37,7 +37,7 @@ class Rollback:
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
-        receipt = rollback(home_of(args), options_from(args), reporter_for(args.json)).receipt
+        receipt = rollback(home_of(args), options_from(args), reporter_for(args.json or args.quiet)).receipt
         code = receipt.exit_code
         if receipt.failure is not None and receipt.failure["kind"] != "rollback":
             tell_failed(receipt, args.json)

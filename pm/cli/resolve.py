@@ -22,7 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    done = resolve(home_of(args), options_from(args), reporter_for(args.json), candidate=args.candidate)
+    done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet), candidate=args.candidate)
     if args.json:
         emit_json(done.receipt.as_written())
         return done.code

@@ -30,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home, options, reporter = home_of(args), options_from(args), reporter_for(args.json)
+    home, options, reporter = home_of(args), options_from(args), reporter_for(args.json or args.quiet)
     if getattr(args, "from_file", None):
         done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs)
     else:

@@ -1,4 +1,8 @@
-"""``hermes pm why PACKAGE``: which origins pull a package in, and at which version."""
+"""``hermes pm why PACKAGE``: which origins pull a package in, and at which version.
+
+By default the answer comes from the selected generation's record: offline, instant, and about
+what is installed. ``--resolve`` resolves the current inputs afresh instead (the index may be
+read), which also answers before any sync and for inputs changed since."""
 
 from __future__ import annotations
 
@@ -6,8 +10,10 @@ import argparse
 
 from packaging.utils import canonicalize_name
 
+from .. import generations
 from ..errors import EXIT_FAILURE, EXIT_OK
 from ..ops.resolve import resolve
+from ..settings import environment_home
 from ._common import home_of, options_from
 from ._output import emit_json, say, tell_failed
 from .resolve import tell_resolved
@@ -15,10 +21,55 @@ from .resolve import tell_resolved
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("package", help="a package name")
+    parser.add_argument("--resolve", action="store_true",
+                        help="resolve the current inputs afresh (may read the index) instead of "
+                             "reading the selected generation")
     parser.set_defaults(candidate=None)
 
 
 def run(args: argparse.Namespace) -> int:
+    return run_resolved(args) if args.resolve else run_selected(args)
+
+
+def run_selected(args: argparse.Namespace) -> int:
+    """The answer of the selected generation's record (no resolver, no network, no receipt:
+    a read, like ``status``)."""
+    name = canonicalize_name(args.package)
+    home = home_of(args)
+    current = generations.selected(environment_home(home))
+    if current is None:
+        say(f"error: no generation is selected for {home}; run `hermes pm sync`, or ask "
+            f"`hermes pm why {args.package} --resolve`")
+        return EXIT_FAILURE
+    pin = next((p for p in current.record["resolution"]["packages"] if canonicalize_name(p["name"]) == name), None)
+    if pin is None:
+        say(f"error: {name} is not in generation {current.id} (the selected one of {home})")
+        return EXIT_FAILURE
+    if args.json:
+        emit_json({"package": name, "version": pin["version"], "generation": current.id,
+                   "required_by": pin["required_by"], "parents": pin.get("parents", [])})
+        return EXIT_OK
+    origins = [_origin_text(o) for o in pin["required_by"]]
+    tell_pin(pin["name"], pin["version"], pin.get("parents", []), origins)
+    return EXIT_OK
+
+
+def _origin_text(origin: dict[str, str]) -> str:
+    return "core" if origin.get("kind") == "core" or not origin.get("plugin") else f"plugin {origin['plugin']!r}"
+
+
+def tell_pin(name: str, version: str, parents: list[str], origins: list[str]) -> None:
+    """``name version``, the requirements that pulled it in, then the origins not already named
+    by one of them (each origin once)."""
+    print(f"{name} {version}")
+    for parent in parents:
+        print(f"  {parent}")
+    rest = [o for o in origins if not any(p.startswith(o.split(" (")[0]) for p in parents)]
+    if rest:
+        print(f"  (pulled in by: {', '.join(rest)})")
+
+
+def run_resolved(args: argparse.Namespace) -> int:
     name = canonicalize_name(args.package)
     done = resolve(home_of(args), options_from(args), kind="why", package=name)
     receipt, inputs, resolution, code = done.receipt, done.inputs, done.resolution, done.code
@@ -37,11 +88,7 @@ def run(args: argparse.Namespace) -> int:
                    "declared": [{"requirement": str(t.requirement), "origin": t.origin.to_json()} for t in direct]
                    + [{"requirement": pin_text, "origin": {"kind": "core"}, "locked": True} for pin_text in locked]})
     elif pin is not None:
-        print(f"{pin.name} {pin.version}")
-        for parent in pin.parents:
-            print(f"  {parent}")
-        roots = ", ".join(str(o) for o in pin.required_by)
-        print(f"  (pulled in by: {roots})")
+        tell_pin(pin.name, str(pin.version), [str(p) for p in pin.parents], [str(o) for o in pin.required_by])
     elif direct or locked:
         print(f"{name} is declared but not resolved:")
         for pin_text in locked:

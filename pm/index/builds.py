@@ -158,12 +158,16 @@ class SdistBuilder:
         return wheels[0]
 
     def _index_env(self) -> dict[str, str]:
-        """Index URLs go through the environment, so credentials in them never show in argv."""
+        """Index URLs go through the environment, so credentials in them never show in argv.
+
+        ``index_urls`` is in search order (extra indexes first, the index URL last), which is how
+        uv searches ``UV_INDEX`` before ``UV_DEFAULT_INDEX``."""
         if not self.index_urls:
             return {}
-        env = {"UV_DEFAULT_INDEX": self.index_urls[0]}
-        if len(self.index_urls) > 1:
-            env["UV_INDEX"] = " ".join(self.index_urls[1:])
+        *extra, default = self.index_urls
+        env = {"UV_DEFAULT_INDEX": default}
+        if extra:
+            env["UV_INDEX"] = " ".join(extra)
         return env
 
     def _index_args(self) -> list[str]:

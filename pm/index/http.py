@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -34,6 +35,13 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DROPPED = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError,
             BrokenPipeError, ConnectionAbortedError)
 _CHUNK = 1 << 16
+#: Answers worth asking again after a pause (as pip and uv do): rate limited, or a server error.
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Connect errors worth asking again: the server or a proxy is restarting, or shed the connection.
+_TRANSIENT = (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError)
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 0.25  # seconds before the first retry; doubled for each next one
+_MAX_PAUSE = 10.0  # a Retry-After longer than this is cut to it
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -82,8 +90,12 @@ class HttpClient:
     """
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT, max_redirects: int = 5,
-                 user_agent: str = USER_AGENT, ssl_context: ssl.SSLContext | None = None) -> None:
+                 user_agent: str = USER_AGENT, ssl_context: ssl.SSLContext | None = None,
+                 retries: int | None = None, backoff: float = DEFAULT_BACKOFF) -> None:
         self.timeout = timeout
+        self.retries = _retries_setting() if retries is None else retries
+        self.backoff = backoff
+        self._netrc: dict[str, str | None] = {}
         self.max_redirects = max_redirects
         self.user_agent = user_agent
         self._ssl_context = ssl_context
@@ -106,8 +118,16 @@ class HttpClient:
 
     def _authorization(self, url: str) -> dict[str, str]:
         clean, header = split_credentials(url)
-        header = header or self._credentials.get(urlsplit(clean).netloc.lower())
+        header = header or self._credentials.get(urlsplit(clean).netloc.lower()) or self._from_netrc(clean)
         return {"Authorization": header} if header else {}
+
+    def _from_netrc(self, url: str) -> str | None:
+        """Basic auth for ``url``'s host from ``$NETRC`` or ``~/.netrc`` (as pip and uv read it),
+        looked up once per host."""
+        host = urlsplit(url).hostname or ""
+        if host not in self._netrc:
+            self._netrc[host] = netrc_header(host)
+        return self._netrc[host]
 
     def get(self, url: str, *, headers: Mapping[str, str] | None = None,
             ok: Collection[int] = (200,), sink: Sink | None = None,
@@ -120,6 +140,8 @@ class HttpClient:
         Content-Length is larger (or absent) is not read at all: :class:`BodyTooLarge` (for a
         ``Range`` request that the server answered with the whole file).
         """
+        if url.startswith("file:"):
+            return get_file(url, ok=ok, sink=sink, limit=limit)
         sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
         current = url
         for _ in range(self.max_redirects + 1):
@@ -179,7 +201,10 @@ class HttpClient:
         connections = self._local.__dict__.setdefault("connections", {})
         key = (scheme, host, port)
         if (connection := connections.get(key)) is None:
-            if scheme == "https":
+            proxy = proxy_for(scheme, host)
+            if proxy is not None and scheme in ("http", "https"):
+                connection = self._through_proxy(proxy, scheme, host, port, key)
+            elif scheme == "https":
                 if self._ssl_context is None:
                     self._ssl_context = ssl.create_default_context()
                 connection = http.client.HTTPSConnection(
@@ -195,7 +220,59 @@ class HttpClient:
                 self._opened.append(connection)
         return connection
 
+    def _through_proxy(self, proxy: str, scheme: str, host: str, port: int | None,
+                       key: tuple[str, str, int | None]) -> http.client.HTTPConnection:
+        """A connection to ``proxy`` for ``host``: an HTTPS target through a CONNECT tunnel (TLS
+        still verifies ``host``), an HTTP one by sending the absolute URL to the proxy."""
+        clean, auth = split_credentials(proxy if "://" in proxy else f"http://{proxy}")
+        parts = urlsplit(clean)
+        proxy_host = parts.hostname or ""
+        proxy_port = parts.port or (443 if parts.scheme == "https" else 80)
+        extra = {"Proxy-Authorization": auth} if auth else {}
+        if scheme == "https":
+            if self._ssl_context is None:
+                self._ssl_context = ssl.create_default_context()
+            tunnel = http.client.HTTPSConnection(proxy_host, proxy_port, timeout=self.timeout,
+                                                 context=self._ssl_context)
+            tunnel.set_tunnel(host, port or 443, headers=extra)
+            return tunnel
+        self._local.__dict__.setdefault("forwarded", {})[key] = extra
+        return http.client.HTTPConnection(proxy_host, proxy_port, timeout=self.timeout)
+
     def _exchange(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
+        """Send the request and read the status line: once more at once on a dropped keep-alive,
+        and up to ``retries`` more times after a pause (``backoff``, doubled each time, or the
+        server's Retry-After up to 10 s) when the connection is refused or reset, or the answer is
+        429 or a 5xx. The last answer or failure is the result."""
+        for attempt in range(self.retries + 1):
+            try:
+                response = self._exchange_once(url, headers)
+            except _Transient:
+                if attempt == self.retries:
+                    raise
+                self._pause(attempt, None)
+                continue
+            if response.status not in _RETRY_STATUSES or attempt == self.retries:
+                return response
+            retry_after = response.getheader("retry-after")
+            response.close()  # its body is not read: the connection cannot be reused
+            self._drop_connection(url)
+            self._pause(attempt, retry_after)
+        raise AssertionError("unreachable")
+
+    def _pause(self, attempt: int, retry_after: str | None) -> None:
+        delay = self.backoff * (2 ** attempt)
+        if retry_after is not None and retry_after.strip().isdigit():
+            delay = float(retry_after.strip())
+        time.sleep(min(delay, _MAX_PAUSE))
+
+    def _drop_connection(self, url: str) -> None:
+        parts = urlsplit(url)
+        connection = self._local.__dict__.get("connections", {}).get((parts.scheme, parts.hostname, parts.port))
+        if connection is not None:
+            connection.close()
+
+    def _exchange_once(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
         """Send the request and read the status line, retrying once on a dropped keep-alive."""
         parts = urlsplit(url)
         if not parts.hostname:
@@ -203,6 +280,9 @@ class HttpClient:
         host = parts.hostname
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         connection = self._connection(parts.scheme, host, parts.port, url)
+        forwarded = self._local.__dict__.get("forwarded", {}).get((parts.scheme, host, parts.port))
+        if forwarded is not None:  # through an HTTP proxy: the absolute URL, and its credentials
+            target, headers = split_credentials(url)[0], {**headers, **forwarded}
         for attempt in (1, 2):
             reused = connection.sock is not None
             try:
@@ -212,10 +292,10 @@ class HttpClient:
                 connection.close()
                 if reused and attempt == 1:
                     continue
-                raise IndexFailure(redact(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact(url), _describe(exc, self.timeout, host)) from None
             except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                raise IndexFailure(redact(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact(url), _describe(exc, self.timeout, host)) from None
         raise AssertionError("unreachable")
 
     def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
@@ -348,6 +428,84 @@ def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
             error = exc
             sock.close()
     raise error or OSError(f"cannot connect to {host}:{port}")
+
+
+def get_file(url: str, *, ok: Collection[int] = (200,), sink: Sink | None = None,
+             limit: int | None = None) -> Response:
+    """A ``file://`` URL answered as a static web server would (pip and uv read such indexes):
+    a folder means its ``index.html``; a missing file is a 404; a ``Range`` is ignored (200 with
+    the whole file, so a caller that wanted a range with ``limit`` gets :class:`BodyTooLarge` and
+    reads the whole file, which is local anyway)."""
+    path = Path(unquote(urlsplit(url).path))
+    if path.is_dir():
+        path = path / "index.html"
+    if not path.is_file():
+        if 404 in ok:
+            return Response(404, {}, b"", url)
+        raise IndexFailure(url, "HTTP 404 Not Found (no such file)")
+    size = path.stat().st_size
+    if limit is not None and size > limit:
+        raise BodyTooLarge(url, size, limit)
+    if 200 not in ok:
+        raise IndexFailure(url, "HTTP 200 OK (a file:// URL has no partial answers)")
+    kind = "text/html" if path.suffix in (".html", ".htm") else "application/octet-stream"
+    headers = {"content-length": str(size), "content-type": kind}
+    try:
+        with path.open("rb") as stream:
+            if sink is None:
+                return Response(200, headers, stream.read(), url)
+            while chunk := stream.read(_CHUNK):
+                sink.write(chunk)
+    except OSError as exc:
+        raise IndexFailure(url, f"cannot read {path}: {exc.strerror or exc}") from None
+    return Response(200, headers, b"", url)
+
+
+class _Transient(IndexFailure):
+    """A connect failure worth retrying (:data:`_TRANSIENT`); an :class:`IndexFailure` like any."""
+
+
+def _failure(exc: BaseException) -> type[IndexFailure]:
+    return _Transient if isinstance(exc, _TRANSIENT) else IndexFailure
+
+
+def _retries_setting() -> int:
+    """``$HERMES_PM_HTTP_RETRIES`` (else ``$UV_HTTP_RETRIES``, as uv reads it), default 3."""
+    for variable in ("HERMES_PM_HTTP_RETRIES", "UV_HTTP_RETRIES"):
+        value = os.environ.get(variable, "").strip()
+        if value.isdigit():
+            return int(value)
+    return DEFAULT_RETRIES
+
+
+def proxy_for(scheme: str, host: str) -> str | None:
+    """The proxy URL the environment names for ``scheme`` (``HTTPS_PROXY``, ``HTTP_PROXY``, or
+    ``ALL_PROXY``, lower case first, as curl, pip and uv read them), or None when there is none
+    or ``NO_PROXY`` covers ``host``."""
+    import urllib.request  # here, not at the top: it loads tempfile, email and more
+
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
+        return None
+    return proxy
+
+
+def netrc_header(host: str) -> str | None:
+    """A Basic Authorization value for ``host`` from ``$NETRC`` or ``~/.netrc``, or None (no file,
+    no entry, or a file that does not parse: netrc is a convenience, never a failure)."""
+    path = os.environ.get("NETRC") or os.path.join(os.path.expanduser("~"), ".netrc")
+    if not host or not os.path.isfile(path):
+        return None
+    import netrc
+    try:
+        found = netrc.netrc(path).authenticators(host)
+    except (netrc.NetrcParseError, OSError):
+        return None
+    if found is None:
+        return None
+    login, _, password = found
+    return "Basic " + base64.b64encode(f"{login}:{password or ''}".encode()).decode("ascii")
 
 
 def redact(url: str) -> str:

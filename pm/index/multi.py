@@ -2,6 +2,7 @@
 
 Files are merged in source order (the first source's files first); a file whose *filename* was
 already offered by an earlier source is dropped, so the earlier source wins for that exact file.
+Of several indexes only the first that has a project supplies it (:func:`first_index`).
 ``metadata`` goes to the source that offered the link (by its label); prefetches fan out to
 every source.
 """
@@ -24,6 +25,21 @@ def project_of(source: Source, name: NormalizedName) -> Project:
         found: Project = project(name)
         return found
     return Project.from_links(name, source.links(name))
+
+
+def first_index(sources: Sequence[Source], projects: Sequence[Project]) -> list[Project]:
+    """uv's first-index rule: of the indexes (sources with an ``index_url``), only the first whose
+    page lists the project counts, so a later (public) index never supplies a name an earlier
+    (private) one has — the dependency-confusion attack. Find-links folders always count."""
+    kept: list[Project] = []
+    taken = False
+    for source, project in zip(sources, projects, strict=True):
+        if hasattr(source, "index_url"):
+            if taken or not project.versions:
+                continue
+            taken = True
+        kept.append(project)
+    return kept or list(projects[:1])
 
 
 class MultiSource:
@@ -62,7 +78,7 @@ class MultiSource:
         if len(self.sources) > 1:
             for source in self.sources:
                 source.prefetch([key])
-        merged = Project.merged(key, [project_of(source, key) for source in self.sources]) \
+        merged = Project.merged(key, first_index(self.sources, [project_of(source, key) for source in self.sources])) \
             if self.sources else Project(key, (), lambda version: ())
         with self._lock:
             return self._projects.setdefault(key, merged)

@@ -144,7 +144,7 @@ def test_a_failure_is_told_as_such_on_stderr(home, capsys):
 
 
 def test_why_on_a_dead_index_fails_with_exit_1(home, capsys):
-    assert main(["why", "beta", "--json", *core_args(home), "--index-url", closed_port_url()]) == 1
+    assert main(["why", "--resolve", "beta", "--json", *core_args(home), "--index-url", closed_port_url()]) == 1
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
     assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("why", "failed", 1)
@@ -290,19 +290,36 @@ def test_offline_without_a_cache_fails_with_exit_1(home, index, capsys):
 
 
 def test_why_names_the_origins_and_the_version(home, index, capsys):
-    assert main(["why", "Beta", *core_args(home), "--index-url", index.url]) == 0
+    assert main(["why", "--resolve", "Beta", *core_args(home), "--index-url", index.url]) == 0
     plugins = home / "plugins"
     assert capsys.readouterr().out == (
         "beta 2.0\n"
         f"  plugin 'notes' ({plugins}/notes/pyproject.toml) requires beta>=1\n"
         "  alpha 2.0 requires beta>=2\n"
-        f"  (pulled in by: plugin 'maps' ({plugins}/maps/plugin.yaml), "
-        f"plugin 'notes' ({plugins}/notes/pyproject.toml))\n"
+        f"  (pulled in by: plugin 'maps' ({plugins}/maps/plugin.yaml))\n"  # notes is named above: once
     )
 
 
+def test_why_answers_from_the_selected_generation_without_the_index(home, index, capsys):
+    assert main(["why", "beta", "--home", str(home)]) == 1
+    assert "no generation is selected" in capsys.readouterr().err
+    assert main(["sync", *core_args(home), "--index-url", index.url]) == 0
+    capsys.readouterr()
+    receipts = sorted((home / "pm/receipts").iterdir())
+    assert main(["why", "Beta", *core_args(home), "--index-url", closed_port_url()]) == 0
+    assert capsys.readouterr().out == (
+        "beta 2.0\n"
+        "  plugin 'notes' requires beta>=1\n"
+        "  alpha 2.0 requires beta>=2\n"
+        "  (pulled in by: plugin 'maps')\n"
+    )
+    assert sorted((home / "pm/receipts").iterdir()) == receipts  # a read: no resolution, no receipt
+    assert main(["why", "gamma", "--home", str(home)]) == 1
+    assert "gamma is not in generation" in capsys.readouterr().err
+
+
 def test_why_json_lists_origins_and_declarations(home, index, capsys):
-    assert main(["why", "beta", "--json", *core_args(home), "--index-url", index.url]) == 0
+    assert main(["why", "--resolve", "beta", "--json", *core_args(home), "--index-url", index.url]) == 0
     answer = json.loads(capsys.readouterr().out)
     plugins = home / "plugins"
     maps = {"kind": "plugin", "plugin": "maps", "file": f"{plugins}/maps/plugin.yaml"}
@@ -320,7 +337,7 @@ def test_why_json_lists_origins_and_declarations(home, index, capsys):
 
 
 def test_why_a_package_outside_the_resolution_exits_1(home, index, capsys):
-    assert main(["why", "gamma", *core_args(home), "--index-url", index.url]) == 1
+    assert main(["why", "--resolve", "gamma", *core_args(home), "--index-url", index.url]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines()[-1] == f"error: gamma is not part of the resolution of {home}"

@@ -32,9 +32,9 @@ def test_ready_generation_exits_0_with_a_verdict_per_origin(home: Path, synced, 
     assert result.code == 0
     assert result.out == (f"ready: generation {synced.id}\n"
                           "ORIGIN  VERDICT  REASON\n"
-                          "core    ready    ready\n"
-                          "notes   ready    ready\n"
-                          "search  ready    ready\n")
+                          "core    ready    1 requirement satisfied\n"
+                          "notes   ready    1 requirement satisfied\n"
+                          "search  ready    1 requirement satisfied\n")
     receipt = latest(home)
     assert receipt["kind"] == "check" and receipt["outcome"] == "ok" and receipt["exit_code"] == 0
     assert verdicts(receipt) == {"core": [], "notes": [], "search": []}
@@ -71,8 +71,8 @@ def test_another_version_installed_with_uv_is_named(home: Path, synced, capsys, 
     assert result.out == (f"not ready: generation {synced.id}\n"
                           "ORIGIN  VERDICT    REASON\n"
                           "core    NOT READY  requires alpha<2; installed: alpha 2.0\n"
-                          "notes   ready      ready\n"
-                          "search  ready      ready\n")
+                          "notes   ready      1 requirement satisfied\n"
+                          "search  ready      1 requirement satisfied\n")
     assert pm(capsys, home, "sync").code == 0
     assert generations.selected(home).id != synced.id and pm(capsys, home, "check").code == 0
 

@@ -100,3 +100,22 @@ def test_progress_shows_on_a_terminal_only_and_never_with_json(home: Path, env: 
                            capture_output=True, text=True, check=False)
     assert piped.returncode == 0 and "…" not in piped.stderr
     assert piped.stderr.startswith("built and selected generation ")
+
+
+def test_sync_and_rollback_tell_the_package_diff(home: Path, capsys) -> None:
+    first = pm(capsys, home, "sync")
+    assert first.code == 0
+    assert [line for line in first.err.splitlines() if line[:2] in ("+ ", "- ")] == [
+        "+ alpha==1.0", "+ beta==1.0", "+ delta==1.0", "+ gamma==1.0"]
+    edit(home / "plugins" / "notes" / "pyproject.toml", '"beta>=1"', '"beta>=1", "epsilon"')
+    second = pm(capsys, home, "sync")
+    assert second.code == 0 and second.err.endswith("+ epsilon==1.0\n")
+    back = pm(capsys, home, "rollback")
+    assert back.code == 0 and back.err.endswith("- epsilon==1.0\n")
+    assert not [line for line in pm(capsys, home, "sync", "-q").err.splitlines() if line.startswith(("+", "-"))]
+    assert "==" not in pm(capsys, home, "sync").err  # a no-op sync changes nothing, so tells no diff
+
+
+def test_quiet_hides_progress_on_a_terminal(home: Path, env: dict[str, str]) -> None:
+    code, shown = _sync_on_a_terminal(home, env, "-q")
+    assert code == 0 and "…" not in shown

@@ -1,0 +1,7 @@
+"""``python -m agent`` is the ``hermes`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main(sys.argv[1:]))

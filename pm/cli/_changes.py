@@ -1,0 +1,60 @@
+"""The package diff a person sees after a command that may change the selected generation:
+``+ name==version`` for what it added, ``- name==version`` for what it removed (a version change
+is both), on stderr, as uv prints after an install. Quiet under ``--json`` and ``-q``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import generations
+from ..errors import PmError
+from ..settings import environment_home
+from ._common import home_of
+from ._output import paint, say
+
+#: Commands (``args.command``) whose success may select another generation.
+CHANGING = frozenset({"sync", "rollback", "plugins-enable", "plugins-disable", "plugins-install", "update"})
+
+Pins = dict[str, str]
+
+
+def pins_before(args: argparse.Namespace) -> Pins | None:
+    """The selected generation's pins before ``args`` runs, or None when no diff will be told."""
+    if args.command not in CHANGING or getattr(args, "json", False) or getattr(args, "quiet", False):
+        return None
+    try:
+        return _selected_pins(args)
+    except (PmError, OSError, KeyError):
+        return None
+
+
+def tell_changes(args: argparse.Namespace, before: Pins | None) -> None:
+    """Say what changed since :func:`pins_before` (nothing when nothing did)."""
+    if before is None:
+        return
+    try:
+        after = _selected_pins(args)
+    except (PmError, OSError, KeyError):
+        return
+    for line in diff(before, after):
+        say(paint(line, "green" if line.startswith("+") else "red", sys.stderr))
+
+
+def diff(before: Pins, after: Pins) -> list[str]:
+    """``- name==old`` / ``+ name==new`` lines, by name."""
+    lines = []
+    for name in sorted(set(before) | set(after), key=str.lower):
+        old, new = before.get(name), after.get(name)
+        if old == new:
+            continue
+        if old is not None:
+            lines.append(f"- {name}=={old}")
+        if new is not None:
+            lines.append(f"+ {name}=={new}")
+    return lines
+
+
+def _selected_pins(args: argparse.Namespace) -> Pins:
+    current = generations.selected(environment_home(home_of(args, creates=args.command == "plugins-install")))
+    return current.pins if current is not None else {}
