@@ -132,3 +132,19 @@ def test_build_requirements_come_from_the_configured_index(index: LocalIndex, tm
         build.build(link)
     assert "build-helper was not found" in str(caught.value).replace("\n", " ")
     assert not [path for _, path in index.requests if "build-helper" in path]
+
+
+def test_build_requirements_follow_the_search_order_extra_indexes_first(index: LocalIndex, tmp_path: Path) -> None:
+    """pm searches extra indexes before the index URL; uv's build must too (uv's first-index rule):
+    a build requirement on both comes from the extra index, and the index URL is never asked."""
+    files = build_packages(tmp_path / "extra", {"build-helper": {"1.0": []}})
+    with SimpleIndexSource(index.url) as source:
+        (link,) = source.links(canonicalize_name("needs-helper"))
+    with LocalIndex(files) as extra:
+        uv = Uv(tmp_path / "cache" / "uv")
+        index.reset_log()
+        with SdistBuilder(uv, tmp_path / "cache", python=TARGET.python,
+                          index_urls=[extra.url, index.url]) as build:
+            assert build.build(link).name == "needs_helper-1.0-py3-none-any.whl"
+        assert [path for _, path in extra.requests if "build-helper" in path]
+    assert not [path for _, path in index.requests if "build-helper" in path]
