@@ -9,6 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _watch
 from .errors import InputError
 
 #: Larger declaration or config files are refused unread: no plugin needs a megabyte of YAML.
@@ -30,6 +31,8 @@ class TextFile:
 
 def is_within(path: Path, folder: Path) -> bool:
     """Whether ``path`` (resolved, following symlinks) lies inside ``folder`` (resolved)."""
+    _watch.note_real(path)
+    _watch.note_real(folder)
     try:
         Path(os.path.realpath(path)).relative_to(_resolved(str(folder)))  # realpath: a loop is not an error here
     except (ValueError, OSError):
@@ -46,8 +49,22 @@ def _resolved(folder: str) -> Path:
 def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_BYTES) -> TextFile:
     """Read ``path`` as UTF-8, refusing files over ``limit`` bytes or escaping ``within``.
 
-    Raises :class:`InputError` naming the file; never returns partial text.
+    Raises :class:`InputError` naming the file; never returns partial text. What was read is
+    noted for :mod:`pm._watch` (a refusal too: no shortcut answers over a file pm refused).
     """
+    try:
+        source = _read_text(path, within, limit)
+    except InputError:
+        if os.path.lexists(path):
+            _watch.note_refused(path)
+        else:
+            _watch.note_file(path)  # missing: noted as such, so that creating it is a change
+        raise
+    _watch.note_file(path, source.data)
+    return source
+
+
+def _read_text(path: Path, within: Path | None, limit: int) -> TextFile:
     if within is not None and not is_within(path, within):
         raise InputError.one(path, None, f"is a symlink that escapes {within}")
     try:

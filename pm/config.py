@@ -15,6 +15,7 @@ from typing import Any
 
 from . import _yaml
 from ._files import read_text
+from ._watch import note_file
 from .errors import ConfigError, InputError, Problem, quote
 
 CONFIG_NAME = "config.yaml"
@@ -63,6 +64,7 @@ def read_config(home: Path) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME
     if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
+        note_file(path)  # no config: creating one is a change (pm._watch)
         return HomeConfig(file=path)
     try:
         source = read_text(path, within=home)

@@ -9,6 +9,7 @@ in the running interpreter (its whole installed closure). ``--core PYPROJECT`` a
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._files import read_text
+from ._watch import note_folder
 from .declaration import HOST_DISTRIBUTION, project_table
 from .errors import InputError, Problem
 from .target import running_environment
@@ -147,6 +149,7 @@ def _line_entries(text: str) -> list[tuple[str, Any, Any]]:
 def _installed_host_requirements() -> tuple[list[Requirement], str]:
     import importlib.metadata as md  # only the default core needs it
 
+    _note_import_path()
     try:
         raw = md.requires(HOST_DISTRIBUTION) or []
         source = f"installed distribution {HOST_DISTRIBUTION} {md.version(HOST_DISTRIBUTION)}"
@@ -161,6 +164,7 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
     """Installed versions of every distribution the requirements pull in, transitively."""
     import importlib.metadata as md
 
+    _note_import_path()
     lock: dict[NormalizedName, Version] = {}
     todo = [(r, "") for r in requirements]
     while todo:
@@ -180,3 +184,10 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
             for wanted in requirement.extras or {""}:
                 todo.append((Requirement(text), wanted))
     return lock
+
+
+def _note_import_path() -> None:
+    """The installed metadata comes from the folders of ``sys.path``: a distribution installed,
+    removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
+    for entry in sys.path:
+        note_folder(entry or os.curdir)

@@ -19,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from ._files import TextFile, read_text
+from ._watch import note_folder
 from .errors import InputError, Problem, quote
 from .manifest import Manifest
 
@@ -60,6 +61,7 @@ def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
     Raises :class:`InputError` listing every problem of the owning file.
     """
     pyproject = root / "pyproject.toml"
+    note_folder(root)
     if pyproject.is_file():
         source = read_text(pyproject, within=root)
         project = project_table(source)

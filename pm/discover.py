@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._files import is_within
+from ._watch import note_folder
 from .manifest import MANIFEST_NAMES
 
 SOURCES = ("bundled", "user", "project")
@@ -78,6 +79,7 @@ def is_plugin_name(name: str) -> bool:
 
 def looks_like_root(path: Path) -> bool:
     """A folder is a plugin root when it holds a manifest or a pyproject.toml."""
+    note_folder(path)
     return any((path / name).is_file() for name in (*MANIFEST_NAMES, "pyproject.toml"))
 
 
@@ -93,6 +95,7 @@ def discover(sources: PluginSources) -> list[PluginRoot]:
 
 
 def _scan_folder(folder: Path, source: str, *, categories: bool) -> list[PluginRoot]:
+    note_folder(folder)
     if not folder.is_dir():
         return []
     roots: list[PluginRoot] = []
@@ -109,6 +112,7 @@ def _scan_folder(folder: Path, source: str, *, categories: bool) -> list[PluginR
 
 
 def _subfolders(folder: Path) -> list[Path]:
+    note_folder(folder)
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError:

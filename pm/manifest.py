@@ -16,6 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from . import _yaml
 from ._files import TextFile, read_text
+from ._watch import note_folder
 from .errors import InputError, Problem, quote
 
 MANIFEST_NAMES = ("plugin.yaml", "plugin.yml", "plugin.json")
@@ -61,6 +62,7 @@ class Manifest:
 
 def find_manifest(root: Path) -> Path | None:
     """The manifest file of a plugin root, by DESIGN.md's order, or None."""
+    note_folder(root)
     for name in MANIFEST_NAMES:
         candidate = root / name
         if candidate.is_file():

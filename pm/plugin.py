@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ._watch import note_file, note_folder
 from .declaration import Declaration, read_declaration
 from .discover import PluginRoot
 from .errors import InputError
@@ -64,6 +65,7 @@ _SCAN_LIMIT = 1 << 20  # bytes read per file: a provider's registration is near 
 def _registers_memory_provider(root: Path) -> bool:
     """Whether a top-level ``*.py`` of ``root`` (``__init__.py`` first) mentions the memory
     provider API. Reads text only; never follows a file out of the root."""
+    note_folder(root)
     try:
         files = sorted(root.glob("*.py"), key=lambda p: (p.name != "__init__.py", p.name))
     except OSError:
@@ -75,7 +77,9 @@ def _registers_memory_provider(root: Path) -> bool:
             with path.open("rb") as handle:
                 text = handle.read(_SCAN_LIMIT)
         except OSError:
+            note_file(path)
             continue
+        note_file(path, text)
         if any(mark in text for mark in _PROVIDER_MARKS):
             return True
     return False

@@ -18,6 +18,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from ._files import is_within
+from ._watch import note_folder
 from .config import HomeConfig, read_config
 from .declaration import HOST_DISTRIBUTIONS
 from .discover import PluginSources, discover
@@ -109,6 +110,9 @@ def profile_homes(home: Path) -> tuple[list[Path], list[str]]:
     notice for each one refused because it is a symlink leading out of the home: a profile that
     escapes would let another folder's plugins join this home's union."""
     kept, notices = [], []
+    note_folder(home / "profiles")
+    for folder in _listed(home / "profiles"):
+        note_folder(folder)
     for config in sorted((home / "profiles").glob("*/config.yaml")):
         if is_within(config.parent, home):
             kept.append(config.parent)
@@ -121,6 +125,9 @@ def candidate_home(home: Path, name: str) -> Path:
     """The home a proposed plugin belongs to: the profile whose own ``plugins/`` holds it (and the
     primary's does not), else the primary home (bundled and project plugins serve every home)."""
     def holds(folder: Path) -> bool:
+        note_folder(folder)
+        for inner in _listed(folder):
+            note_folder(inner)
         if (folder / name).is_dir():
             return True
         return "/" not in name and any(p.is_dir() for p in folder.glob(f"*/{name}"))
@@ -291,3 +298,11 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str) -> 
             notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
                            "is installed (run `hermes update` to install it from the catalog)")
     return notices
+
+
+def _listed(folder: Path) -> list[Path]:
+    """The folders in ``folder`` (none when it cannot be listed)."""
+    try:
+        return [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return []

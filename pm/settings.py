@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from ._watch import note_file
 from .config import HomeConfig
 from .errors import UsageError, quote
 
@@ -143,6 +144,8 @@ def environment_home(home: Path) -> Path:
     home for a profile at ``<primary>/profiles/<name>`` (when ``<primary>/config.yaml`` exists),
     else ``home``. Profiles share their primary's environment."""
     home = Path(home).expanduser().absolute()
+    if home.parent.name == "profiles":
+        note_file(home.parent.parent / "config.yaml")
     if home.parent.name == "profiles" and (home.parent.parent / "config.yaml").is_file():
         return home.parent.parent
     return home

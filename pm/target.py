@@ -21,6 +21,7 @@ from pathlib import Path
 
 import packaging
 
+from ._watch import note_stat
 from .errors import TargetError, UsageError
 
 _PROBE = """
@@ -130,8 +131,13 @@ def find_python(request: str) -> str:
                      "`uv python find` found none installed)")
 
 
-@functools.lru_cache(maxsize=8)
 def _probe(python: str) -> Target:
+    note_stat(python)  # the target is this interpreter as it is now (pm._watch)
+    return _probed(python)
+
+
+@functools.lru_cache(maxsize=8)
+def _probed(python: str) -> Target:
     key = _cache_key(python)
     if key is not None and (known := _cached(key)) is not None:
         return known

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._watch import note_stat
 from .errors import PmError
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
@@ -124,8 +125,16 @@ def _shown(argv: Sequence[str]) -> str:
     return " ".join([program, *words])
 
 
-@functools.lru_cache(maxsize=1)
 def uv_version() -> str | None:
+    """``uv --version`` of the uv pm drives, noted for :mod:`pm._watch` (receipts name it)."""
+    version, binary = _uv_version()
+    if binary is not None:
+        note_stat(binary)
+    return version
+
+
+@functools.lru_cache(maxsize=1)
+def _uv_version() -> tuple[str | None, str | None]:
     """``uv --version`` of the uv pm drives (``pm.uv.find_uv``), or None when it cannot be run.
 
     Remembered in the cache per binary (path, size, mtime), so a receipt costs no subprocess.
@@ -137,19 +146,19 @@ def uv_version() -> str | None:
         binary = find_uv()
         stat = os.stat(binary)
     except (PmError, OSError):
-        return None
+        return None, None
     key = f"{binary}:{stat.st_size}:{stat.st_mtime_ns}"
     memo = default_cache_dir() / "uv-version.json"
     try:
         data = json.loads(memo.read_text())
         if data.get("key") == key:
-            return str(data["version"])
+            return str(data["version"]), binary
     except (OSError, ValueError, KeyError):
         pass
     try:
         done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return None
+        return None, binary
     words = done.stdout.split()
     version = words[1] if done.returncode == 0 and len(words) > 1 else None
     if version is not None:
@@ -157,4 +166,4 @@ def uv_version() -> str | None:
             Store(memo.parent).write_json(memo, {"key": key, "version": version})
         except PmError:
             pass
-    return version
+    return version, binary

@@ -20,7 +20,7 @@ def counting_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pa
     script = tmp_path / "python"
     script.write_text(f'#!/bin/sh\necho started >> "{log}"\nexec "{sys.executable}" "$@"\n')
     script.chmod(0o755)
-    target._probe.cache_clear()
+    target._probed.cache_clear()
     return script, log
 
 
@@ -32,7 +32,7 @@ def test_another_interpreter_is_probed_once_then_read_from_the_cache(counting_py
     script, log = counting_python
     first = target.target_for(str(script))
     assert starts(log) == 1 and first.python_full_version == target.current_target().python_full_version
-    target._probe.cache_clear()  # a new pm process
+    target._probed.cache_clear()  # a new pm process
     assert target.target_for(str(script)) == first
     assert starts(log) == 1
 
@@ -42,7 +42,7 @@ def test_a_changed_interpreter_is_probed_again(counting_python) -> None:
     target.target_for(str(script))
     stat = script.stat()
     os.utime(script, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    target._probe.cache_clear()
+    target._probed.cache_clear()
     target.target_for(str(script))
     assert starts(log) == 2
 
@@ -53,7 +53,7 @@ def test_a_damaged_entry_is_probed_again(counting_python, tmp_path: Path) -> Non
     for entry in (tmp_path / "cache" / "targets-v1").rglob("*"):
         if entry.is_file():
             entry.write_bytes(b'{"python": 1}')
-    target._probe.cache_clear()
+    target._probed.cache_clear()
     assert target.target_for(str(script)) == first and starts(log) == 2
 
 

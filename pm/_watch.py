@@ -1,0 +1,144 @@
+"""What the inputs were read from, noted as they are read, so that a later identical command can
+tell without parsing anything that none of it changed (:mod:`pm.cli.shortcut`).
+
+While a :class:`Watch` is active (``with watching() as watch``), the readers of pm's inputs note
+what they saw: a file's bytes (:func:`note_file`), a folder's entries with their kinds and link
+targets (:func:`note_folder`: every probe of a path in that folder is covered by it), where a
+path really is (:func:`note_real`) and a program's identity (:func:`note_stat`). Each
+observation is a key (``"f:/path"``) and the value seen; :func:`unchanged` looks again at each
+and compares. Standard library only: the shortcut imports this before anything else of pm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+#: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
+#: declarations and configs over 1 MiB, so such a file's value is "too big" either way).
+MAX_HASHED = 1024 * 1024
+
+
+#: The value of a refused file: :func:`file_state` never returns it.
+REFUSED = "refused"
+
+
+class Watch:
+    """The observations of one command, in the order made (a key is observed once)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str | None] = {}
+
+
+_active: Watch | None = None
+
+
+@contextmanager
+def watching() -> Iterator[Watch]:
+    """Note every observation made inside the block into a new :class:`Watch`."""
+    global _active
+    previous, _active = _active, Watch()
+    try:
+        yield _active
+    finally:
+        _active = previous
+
+
+def note_file(path: os.PathLike[str] | str, data: bytes | None = None) -> None:
+    """``path``'s state: the sha256 of ``data`` (the bytes just read from it), else of what it
+    holds now (None when it cannot be read)."""
+    if _active is not None:
+        value = hashlib.sha256(data).hexdigest() if data is not None else file_state(path)
+        _active.seen.setdefault("f:" + os.fspath(path), value)
+
+
+def note_refused(path: os.PathLike[str] | str) -> None:
+    """``path`` was refused (unreadable, too big, not UTF-8, escaping): an observation that never
+    holds again, so nothing decided over a refused file is answered from memory."""
+    if _active is not None:
+        _active.seen["f:" + os.fspath(path)] = REFUSED
+
+
+def note_folder(path: os.PathLike[str] | str) -> None:
+    """``path``'s entries (names, kinds through links, link targets); None when not a folder."""
+    if _active is not None:
+        key = "d:" + os.fspath(path)
+        if key not in _active.seen:
+            _active.seen[key] = folder_state(path)
+
+
+def note_real(path: os.PathLike[str] | str) -> None:
+    """Where ``path`` leads once every symlink is followed."""
+    if _active is not None:
+        _active.seen.setdefault("r:" + os.fspath(path), os.path.realpath(path))
+
+
+def note_stat(path: os.PathLike[str] | str) -> None:
+    """A program's identity (inode, size, mtime of the file it leads to): an interpreter or uv."""
+    if _active is not None:
+        _active.seen.setdefault("s:" + os.fspath(path), stat_state(path))
+
+
+def unchanged(seen: dict[str, str | None]) -> bool:
+    """Whether every observation in ``seen`` would be made the same way now."""
+    for key, value in seen.items():
+        kind, path = key[:2], key[2:]
+        look = _LOOKS.get(kind)
+        if look is None or look(path) != value:
+            return False
+    return True
+
+
+def file_state(path: os.PathLike[str] | str) -> str | None:
+    try:
+        with open(path, "rb") as handle:  # noqa: PTH123 - no pathlib on the shortcut's path
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "not-a-file"
+            data = handle.read(MAX_HASHED + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_HASHED:
+        return "too-big"
+    return hashlib.sha256(data).hexdigest()
+
+
+def folder_state(path: os.PathLike[str] | str) -> str | None:
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        return None
+    digest = hashlib.sha256()
+    for entry in entries:
+        digest.update(f"{entry.name}\0{_kind(entry)}\0{_target(entry)}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def stat_state(path: os.PathLike[str] | str) -> str | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return f"{os.path.realpath(path)}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    try:
+        return "d" if entry.is_dir() else "f" if entry.is_file() else "o"
+    except OSError:
+        return "?"
+
+
+def _target(entry: os.DirEntry[str]) -> str:
+    if not entry.is_symlink():
+        return ""
+    try:
+        return os.readlink(entry.path)
+    except OSError:
+        return "?"
+
+
+_LOOKS: dict[str, Callable[[str], str | None]] = {
+    "f:": file_state, "d:": folder_state, "r:": os.path.realpath, "s:": stat_state}
