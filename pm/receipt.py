@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .uv import uv_version
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = Path(__file__).parent / "schemas" / "receipt.schema.json"
@@ -50,6 +49,8 @@ class Receipt:
             self.next_steps.append({"command": command, "why": why})
 
     def to_json(self, outcome: str, exit_code: int) -> dict[str, Any]:
+        from .uv import uv_version  # loaded when a receipt is finished, not to read or stamp one
+
         return {
             "schema": SCHEMA_VERSION,
             "kind": self.kind,

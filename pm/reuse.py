@@ -61,14 +61,7 @@ def fresh_resolution(inputs: Inputs, policy: Policy, *, candidate: str | None, c
     if stored is None:
         return None
     pages, resolution = stored
-    offline = inputs.settings.offline
-    for url, status, sha in pages:
-        header = cache.get_header(url)
-        if header is None or (header.status, header.body_sha256) != (status, sha):
-            return None
-        if not (offline or header.is_fresh()):
-            return None
-    return resolution
+    return resolution if cache.pages_current(pages, offline=inputs.settings.offline) else None
 
 
 def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:

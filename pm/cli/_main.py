@@ -48,7 +48,7 @@ _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-inst
 def command(name: str) -> Any:
     """The object with ``run(args)`` (and maybe ``configure(parser)``) for command ``name``."""
     module_name, attribute, _, _ = TABLE[name]
-    module = importlib.import_module(f"{__name__}.{module_name}")
+    module = importlib.import_module(f"{__package__}.{module_name}")
     return getattr(module, attribute) if attribute else module
 
 
@@ -111,7 +111,11 @@ def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     tell_failed(write(receipt), getattr(args, "json", False))  # scripts reading --json get it as data too
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "hermes pm") -> int:
-    argv = hoist_globals(list(sys.argv[1:] if argv is None else argv))
+def main(argv: Sequence[str] | None = None, prog: str = "hermes pm", *, entry: str | None = None) -> int:
+    """Run ``argv``; ``entry`` names the program a user typed (``python -m pm``), so that
+    :mod:`pm.cli.shortcut` can answer the same command line next time."""
+    raw = list(sys.argv[1:] if argv is None else argv)
+    argv = hoist_globals(raw)
     args = build_parser(prog, only=invoked(argv)).parse_args(argv)
+    args.entry_argv = [entry, *raw] if entry else None
     return dispatch(args)

@@ -167,6 +167,27 @@ class Cache:
             return None
         return header if header is not None and header.url == url else None
 
+    def pages_current(self, pages: list[tuple[str, int, str]], *, offline: bool = False) -> bool:
+        """Whether every page ``(url, status, body sha256)`` is stored as recorded and, unless
+        ``offline``, still fresh by its max-age: then none of them needs asking for."""
+        for url, status, sha in pages:
+            header = self.get_header(url)
+            if header is None or (header.status, header.body_sha256) != (status, sha):
+                return False
+            if not (offline or header.is_fresh()):
+                return False
+        return True
+
+    def result_pages(self, key: str) -> list[tuple[str, int, str]] | None:
+        """The pages a stored resolution (``results-v1``, :mod:`pm.reuse`) was read from."""
+        data = self.get_result(key)
+        if data is None:
+            return None
+        try:
+            return [(str(url), int(status), str(sha)) for url, status, sha in json.loads(data)["pages"]]
+        except (ValueError, KeyError, TypeError):
+            return None
+
     def put_header(self, header: PageHeader) -> None:
         self._write(self._path(_PAGES, _digest(header.url)),
                     json.dumps(asdict(header), separators=(",", ":")).encode())

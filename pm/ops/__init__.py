@@ -17,9 +17,27 @@ its receipt.
 - :mod:`.install` — install and remove
 """
 
-from .failures import Failure, failure_of
-from .options import SILENT, Notices, Options, Reporter
-from .transaction import Result, Transaction, transaction
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .failures import Failure, failure_of
+    from .options import SILENT, Notices, Options, Reporter
+    from .transaction import Result, Transaction, transaction
+
+#: Where each public name lives, loaded on first use (PEP 562): writing a receipt
+#: (:mod:`.receipts`, which :mod:`pm.cli.shortcut` uses) must not load the transaction and its inputs.
+_LAZY = {"Failure": ".failures", "failure_of": ".failures", "SILENT": ".options", "Notices": ".options",
+         "Options": ".options", "Reporter": ".options", "Result": ".transaction",
+         "Transaction": ".transaction", "transaction": ".transaction"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+
 
 __all__ = ["SILENT", "Failure", "Notices", "Options", "Reporter", "Result", "Transaction", "failure_of",
            "transaction"]

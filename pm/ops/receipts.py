@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..receipt import Receipt
 from ..store import Store, StoreError
+
+if TYPE_CHECKING:
+    from ..receipt import Receipt
 
 KEEP = 50
 

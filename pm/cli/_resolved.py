@@ -1,0 +1,31 @@
+"""What ``hermes pm resolve`` prints of a resolution, read from its finished receipt: the one
+rendering for a resolution found now, reused from the cache, or answered by :mod:`pm.cli.shortcut`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._output import say, table
+
+
+def render(data: dict[str, Any]) -> str:
+    """The head line and the package table of a finished receipt that holds a resolution."""
+    packages = data["resolution"]["packages"]
+    members = len({p["name"] for p in data["inputs"]["plugins"] if p["status"] == "member"})
+    target = data["target"]
+    head = (f"resolved {len(packages)} packages for core + {members} plugin(s) "
+            f"(Python {target['python']}, {target['platform']}) in {data.get('seconds', 0.0):.2f}s")
+    rows = [[p["name"], p["version"], ", ".join(dict.fromkeys(_who(o) for o in p["required_by"]))]
+            for p in packages]
+    return head + "\n" + table(rows, ["package", "version", "required by"])
+
+
+def show(data: dict[str, Any], warnings: list[str]) -> None:
+    """A resolution for a person: the table on stdout, the resolver's ``warnings`` on stderr."""
+    print(render(data))
+    for warning in warnings:
+        say(f"warning: {warning}")
+
+
+def _who(origin: dict[str, Any]) -> str:
+    return "core" if origin["kind"] == "core" else str(origin.get("plugin") or "")
