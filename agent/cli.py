@@ -65,11 +65,19 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    typed = ["hermes", *sys.argv[1:]] if argv is None else None  # a person's command line
+    if typed is not None and "pm" in typed:
+        from pm.cli.shortcut import answer
+
+        code = answer(typed)
+        if code is not None:
+            return code
     argv = hoist_globals(list(sys.argv[1:] if argv is None else argv))
     group = argv[0] if argv and argv[0] in GROUPS else None
     only = pm.cli.invoked(argv[1:]) if group == "pm" else None
     args = build_parser(with_plugin_commands=group is None, only=only, group=group).parse_args(argv)
     if args.group == "pm":
+        args.entry_argv = typed
         return pm.cli.dispatch(args)
     if args.group in ("plugins", "update"):
         from . import plugins_cli

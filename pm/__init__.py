@@ -14,7 +14,8 @@ Table of contents (pure core first, edges last):
   :mod:`pm.lock` — the edges: index client, the one uv choke point, builds, atomic writes, the lock
 - :mod:`pm.ops` — the operations (resolve, sync, enable/disable, update, install/remove, check, gc):
   one transaction each, one failure vocabulary, printing nothing
-- :mod:`pm.cli` — ``hermes pm …`` / ``python -m pm …``: parse → Options → operation → render
+- :mod:`pm.cli` — ``hermes pm …`` / ``python -m pm …``: parse → Options → operation → render;
+  :mod:`pm.cli.shortcut` answers an identical resolve over unchanged inputs (:mod:`pm._watch`)
 - :mod:`pm.testing` — real wheels, a real local index and home builders for tests and benchmarks
 """
 

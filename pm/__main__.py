@@ -1,7 +1,15 @@
-"""``python -m pm <command>`` is ``hermes pm <command>``."""
+"""``python -m pm <command>`` is ``hermes pm <command>``; an identical resolve over unchanged
+files is answered by :mod:`pm.cli.shortcut` before the rest of pm is loaded."""
 
 import sys
 
-from .cli import main
+from .cli.shortcut import answer
 
-sys.exit(main(sys.argv[1:]))
+ENTRY = "python -m pm"
+
+code = answer([ENTRY, *sys.argv[1:]])
+if code is None:
+    from .cli import main
+
+    code = main(sys.argv[1:], entry=ENTRY)
+sys.exit(code)

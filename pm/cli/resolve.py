@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
+from .._watch import Watch, watching
 from ..errors import EXIT_CONFLICT
 from ..ops.resolve import resolve
+from ..ops.transaction import Result
 from ..receipt import Receipt
 from ._common import home_of, options_from
-from ._output import emit_json, paint, reporter_for, say, table, tell_failure, tell_receipt, tell_steps
-
-if TYPE_CHECKING:
-    from ..inputs import Inputs
-    from ..resolver import Resolution
+from ._output import emit_json, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
+from ._resolved import show
+from .shortcut import remember
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -22,17 +21,41 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet), candidate=args.candidate)
+    with watching() as watch:
+        done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
+                       candidate=args.candidate)
     if args.json:
         emit_json(done.receipt.as_written())
-        return done.code
-    tell_resolved(done.receipt)
-    if done.resolution is not None and done.inputs is not None:
-        print(render(done.inputs, done.resolution, done.receipt.extra.get("seconds", 0.0)))
-        for warning in done.resolution.warnings:
-            say(f"warning: {warning}")
-    tell_receipt(done.receipt)
+    else:
+        tell_resolved(done.receipt)
+        if done.resolution is not None and done.receipt.written is not None:
+            show(done.receipt.written, list(done.resolution.warnings))
+        tell_receipt(done.receipt)
+    _remember(args, done, watch)
     return done.code
+
+
+def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
+    """Store the shortcut of an ``ok`` answer (:mod:`pm.cli.shortcut`) when one is safe: started
+    from a command line pm knows, no exclude-newer cutoff (a relative one moves with the clock), no
+    find-links (their files are not watched), and the pages known."""
+    entry_argv = getattr(args, "entry_argv", None)
+    inputs, written = done.inputs, done.receipt.written
+    if not entry_argv or done.resolution is None or inputs is None or written is None or done.code != 0:
+        return
+    settings = inputs.settings
+    if settings.cutoff is not None or settings.find_links or done.receipt.path is None:
+        return
+    from ..index.cache import Cache
+    from ..ops.resolve import check_candidate
+    from ..ops.transaction import cache_dir, policy_of
+    from ..reuse import reuse_key
+
+    cache = Cache(cache_dir())
+    pages = cache.result_pages(reuse_key(inputs, check_candidate(inputs, args.candidate), policy_of(inputs)))
+    if pages is not None:
+        remember(entry_argv, watch.seen, written, done.resolution.warnings, pages, offline=settings.offline,
+                 cache_root=cache.root)
 
 
 def tell_resolved(receipt: Receipt) -> None:
@@ -58,14 +81,3 @@ def tell_conflict(receipt: Receipt) -> None:
     say(f"{paint('conflict', 'red', sys.stderr)}: {lead}")
     say(f"  {receipt.conflict['message']}")
     tell_steps(receipt.next_steps)
-
-
-def render(inputs: Inputs, resolution: Resolution, seconds: float) -> str:
-    members = len(inputs.union.members)
-    head = (f"resolved {len(resolution.pins)} packages for core + {members} plugin(s) "
-            f"(Python {inputs.target.python_full_version}, {inputs.target.platform}) in {seconds:.2f}s")
-    rows = []
-    for pin in resolution.pins:
-        who = ", ".join(dict.fromkeys("core" if o.is_core else o.plugin or "" for o in pin.required_by))
-        rows.append([pin.name, str(pin.version), who])
-    return head + "\n" + table(rows, ["package", "version", "required by"])

@@ -1,0 +1,120 @@
+"""The shortcut: an identical ``hermes pm resolve`` over unchanged files answers from its last
+answer, without parsing anything or loading the resolver.
+
+After a resolve that ended ``ok``, :func:`remember` stores, under a key made of the command line,
+the working folder, the whole environment, the interpreter running pm, pm's version and whether
+the output streams are terminals: the finished receipt, what the inputs were read from (every
+file's bytes, folder listing, real path and program identity noted by :mod:`pm._watch` while
+the command ran) and the index pages the resolution was read from. :func:`answer` takes the
+shortcut only when every one of those observations is made the same way again and every page is
+still fresh in the cache by its own max-age (offline: still there) — exactly when the full
+command would reuse the same resolution — and then writes a new receipt (new times, the same
+findings, ``reused_resolution``) and prints what the full command prints. Anything else (a
+changed file, a stale page, an unreadable record, another command) is a miss: the full command
+runs, and it decides. Only stdlib modules, :mod:`pm._watch` and what writing a receipt and
+printing need are loaded here: this runs before the rest of pm is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__, _watch
+from ..errors import PmError
+
+#: Bumped when what a record holds, or what it must match, changes.
+FORMAT = 1
+FOLDER = "shortcuts-v1"
+
+
+def key(argv: Sequence[str], environ: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+    """Everything outside the files that can change a resolve's answer or how it is printed."""
+    environ = os.environ if environ is None else environ
+    blob = [FORMAT, __version__, sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
+            sorted(environ.items()), sys.stdout.isatty(), sys.stderr.isatty()]
+    return hashlib.sha256(json.dumps(blob).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def answer(argv: Sequence[str]) -> int | None:
+    """Answer ``argv`` from its shortcut and return the exit code, or None (a miss: run it)."""
+    if "resolve" not in argv:
+        return None
+    started = time.perf_counter()
+    from ..index.cache import Cache, default_cache_dir
+
+    cache = Cache(default_cache_dir())
+    record = _load(cache.root / FOLDER / f"{key(argv)}.json")
+    if record is None or not _still(record, cache):
+        return None
+    data = dict(record["receipt"])
+    home = Path(data["home"])
+    if not home.is_dir():
+        return None
+    try:
+        return _tell(home, data, list(record["said"]), started, json_output="--json" in argv)
+    except (PmError, OSError, KeyError, TypeError):
+        return None
+
+
+def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str, Any], said: Sequence[str],
+             pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path) -> None:
+    """Store the shortcut of a finished ``ok`` resolve (its receipt as ``written``, what it
+    printed as warnings in ``said``). Never fails the command: a cache that cannot be written
+    only costs speed."""
+    from ..store import Store
+
+    record = {"format": FORMAT, "seen": seen, "pages": [list(p) for p in pages], "offline": offline,
+              "said": list(said), "receipt": written}
+    folder = cache_root / FOLDER
+    try:
+        Store(folder).write_bytes(folder / f"{key(argv)}.json",
+                                  json.dumps(record, separators=(",", ":"), default=str).encode())
+    except (PmError, OSError):
+        pass
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return None
+    return record
+
+
+def _still(record: dict[str, Any], cache: Any) -> bool:
+    """Every observation made the same way again, every page fresh (or, offline, there)."""
+    try:
+        pages = [(str(url), int(status), str(sha)) for url, status, sha in record["pages"]]
+        return _watch.unchanged(record["seen"]) and cache.pages_current(pages, offline=bool(record["offline"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def _tell(home: Path, data: dict[str, Any], said: list[str], started: float, *, json_output: bool) -> int:
+    """Write the new receipt and print the answer as the full command does."""
+    from ..ops.receipts import write_data
+    from ..receipt import now
+    from ._output import emit_json, say
+    from ._resolved import show
+
+    data["started_at"] = now()
+    data["seconds"] = round(time.perf_counter() - started, 3)
+    data["reused_resolution"] = True
+    data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
+    data["finished_at"] = now()
+    path = write_data(home, data)  # raises StoreError (a miss: the full command reports it)
+    if json_output:
+        emit_json(data | {"receipt_path": str(path)})
+    else:
+        show(data, said)
+        say(f"receipt: {path}")
+    return int(data["exit_code"])

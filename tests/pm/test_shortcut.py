@@ -1,0 +1,278 @@
+"""The shortcut (pm.cli.shortcut): an identical ``python -m pm resolve`` over unchanged files and
+fresh pages is answered from its last answer; any change of what the inputs were read from, the
+environment, the command line or a page is a miss, and the full command decides.
+
+Every run here is a real process, as a user runs pm, against a real local index that sends
+PyPI's headers (pages fresh for ten minutes)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pm.index.cache import Cache
+from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing.index import PRESETS
+from pm.testing.receipts import assert_valid_receipt
+
+SPEC = {"alpha": {"1.0": ["beta>=1"], "2.0": ["beta>=2"]}, "beta": {"1.0": [], "2.0": []},
+        "gamma": {"1.0": []}}
+#: What differs between two answers to the same command: when, how long, where the receipt went.
+VOLATILE = ("started_at", "finished_at", "seconds", "receipt_path", "shortcut", "reused_resolution")
+
+
+@dataclasses.dataclass
+class Setup:
+    home: Path
+    index: LocalIndex
+    env: dict[str, str]
+    cwd: Path
+
+    @property
+    def argv(self) -> list[str]:
+        return [sys.executable, "-m", "pm", "resolve", "--home", str(self.home), "--index-url", self.index.url,
+                "--core", str(self.home.parent / "core.toml"), "--core-lock", str(self.home.parent / "lock.txt")]
+
+    def run(self, *extra: str, ok: int = 0) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*self.argv, *extra], env=self.env, cwd=self.cwd, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == ok, done.stderr
+        return done
+
+    def latest(self) -> dict[str, Any]:
+        receipt: dict[str, Any] = json.loads((self.home / "pm" / "receipts" / "latest.json").read_text())
+        assert_valid_receipt(receipt)
+        return receipt
+
+    def shortcut_taken(self, *extra: str) -> bool:
+        self.run(*extra)
+        return bool(self.latest().get("shortcut"))
+
+
+@pytest.fixture
+def setup(tmp_path: Path, make_index: Callable[..., LocalIndex]) -> Setup:
+    index = make_index(SPEC, **PRESETS["pypi"])
+    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["maps", "side"]}})
+    add_plugin(home / "plugins", "maps", style="manifest", dependencies=["alpha"])
+    add_plugin(home / "plugins", "side", style="sidecar")
+    add_plugin(home / "plugins", "extra", style="manifest", dependencies=["gamma"])
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    (tmp_path / "lock.txt").write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
+    env |= {"HERMES_PM_CACHE_DIR": str(tmp_path / "cache"), "HERMES_BUNDLED_PLUGINS": str(tmp_path / "no-bundled"),
+            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/"}
+    (tmp_path / "cwd").mkdir()
+    made = Setup(home, index, env, tmp_path / "cwd")
+    made.run()  # the first answer: resolved, and remembered
+    return made
+
+
+def without(receipt: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in receipt.items() if k not in keys}
+
+
+def pins(receipt: dict[str, Any]) -> dict[str, str]:
+    return {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
+
+
+def test_an_identical_resolve_is_answered_by_the_shortcut_with_the_same_answer(setup: Setup) -> None:
+    first = setup.latest()
+    full = setup.run("--json")  # another command line: a miss, answered in full
+    assert "shortcut" not in json.loads(full.stdout)
+    setup.index.reset_log()
+
+    again = setup.run("--json")
+
+    answered = json.loads(again.stdout)
+    assert answered["shortcut"] is True and answered["reused_resolution"] is True
+    assert setup.index.requests == []
+    assert without(answered, *VOLATILE) == without(json.loads(full.stdout), *VOLATILE) == without(first, *VOLATILE)
+    assert answered["receipt_path"] != json.loads(full.stdout)["receipt_path"]
+    assert without(setup.latest(), *VOLATILE) == without(answered, *VOLATILE)
+
+
+def test_the_shortcut_prints_what_the_full_command_prints(setup: Setup) -> None:
+    (setup.home.parent / "cache" / "shortcuts-v1").rename(setup.home.parent / "forgotten")
+    full = setup.run()
+    assert not setup.latest().get("shortcut")
+    short = setup.run()
+    assert setup.latest()["shortcut"] is True
+    head, *table = short.stdout.splitlines()
+    assert head.startswith("resolved 2 packages for core + 1 plugin(s) (Python ")
+    assert table == full.stdout.splitlines()[1:]
+    assert table[1:] == ["alpha    2.0      maps", "beta     2.0      maps"]
+    newest = max((setup.home / "pm" / "receipts").glob("*-resolve-*.json"))
+    assert short.stderr.splitlines() == [f"receipt: {newest}"]
+    assert full.stderr.startswith("receipt: ")
+
+
+def _enable_extra(setup: Setup) -> None:
+    config = setup.home / "config.yaml"
+    config.write_text(config.read_text().replace("- side", "- side\n  - extra"))
+
+
+def _tighten_maps(setup: Setup) -> None:
+    add_plugin(setup.home / "plugins", "maps", style="manifest", dependencies=["alpha<2"])
+
+
+def _declare_in_sidecar(setup: Setup) -> None:
+    (setup.home / "plugins" / "side" / "pyproject.toml").write_text(
+        "[project]\nname = 'side'\nversion = '1'\ndependencies = ['gamma']\n")
+
+
+def _new_plugin_folder(setup: Setup) -> None:
+    add_plugin(setup.home / "plugins", "later", style="manifest", dependencies=["gamma"])
+
+
+def _maps_escapes(setup: Setup) -> None:
+    outside = setup.home.parent / "elsewhere"
+    shutil.move(setup.home / "plugins" / "maps", outside)
+    (setup.home / "plugins" / "maps").symlink_to(outside, target_is_directory=True)
+
+
+def _core_changes(setup: Setup) -> None:
+    (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['gamma']\n")
+
+
+def _environment_changes(setup: Setup) -> None:
+    setup.env["HERMES_PM_HTTP_RETRIES"] = "1"
+
+
+def _working_folder_changes(setup: Setup) -> None:
+    setup.cwd = setup.home.parent
+
+
+def _page_goes_stale(setup: Setup) -> None:
+    cache = Cache(setup.home.parent / "cache")
+    header = cache.get_header(setup.index.project_url("beta"))
+    assert header is not None
+    cache.put_header(dataclasses.replace(header, fetched_at=header.fetched_at - 3600))
+
+
+def _profile_appears(setup: Setup) -> None:
+    make_home(setup.home / "profiles" / "work", config={"plugins": {"enabled": ["extra"]}})
+
+
+def _same_bytes_rewritten(setup: Setup) -> None:
+    manifest = setup.home / "plugins" / "maps" / "plugin.yaml"
+    manifest.write_bytes(manifest.read_bytes())
+    os.utime(manifest, (1, 1))
+
+
+MISSES = [_enable_extra, _tighten_maps, _declare_in_sidecar, _new_plugin_folder, _maps_escapes, _core_changes,
+          _environment_changes, _working_folder_changes, _page_goes_stale, _profile_appears]
+
+
+@pytest.mark.parametrize("change", MISSES, ids=[c.__name__.strip("_") for c in MISSES])
+def test_any_change_of_what_the_answer_was_read_from_is_a_miss(setup: Setup, change: Callable[[Setup], None]) -> None:
+    assert setup.shortcut_taken()
+    before = setup.latest()
+    change(setup)
+
+    assert not setup.shortcut_taken(), f"{change.__name__}: answered from memory"
+    after = setup.latest()
+    assert after["inputs"]["fingerprint"] != before["inputs"]["fingerprint"] or change in (
+        _new_plugin_folder, _environment_changes, _working_folder_changes, _page_goes_stale)
+    assert setup.shortcut_taken(), "the new answer is remembered in turn"
+
+
+def test_what_the_changes_mean_is_decided_by_the_full_command(setup: Setup) -> None:
+    _tighten_maps(setup)
+    setup.run()
+    assert pins(setup.latest()) == {"alpha": "1.0", "beta": "2.0"}
+    _maps_escapes(setup)
+    setup.run()
+    maps = next(p for p in setup.latest()["inputs"]["plugins"] if p["name"] == "maps")
+    assert maps["status"] != "member" and pins(setup.latest()) == {}
+
+
+def test_rewriting_the_same_bytes_keeps_the_shortcut(setup: Setup) -> None:
+    _same_bytes_rewritten(setup)
+    assert setup.shortcut_taken()
+
+
+def test_a_damaged_record_is_a_miss_and_is_written_anew(setup: Setup) -> None:
+    for record in (setup.home.parent / "cache" / "shortcuts-v1").iterdir():
+        record.write_text('{"format": 1, "seen": {"f:/": 5}, "pages": "x"')
+    assert not setup.shortcut_taken()
+    assert setup.shortcut_taken()
+
+
+@pytest.mark.parametrize("extra", [("--exclude-newer", "3000-01-01"), ("--find-links", "{tmp}")])
+def test_no_shortcut_where_the_answer_depends_on_what_is_not_watched(setup: Setup, extra: tuple[str, str]) -> None:
+    option, value = extra
+    argv = (option, value.format(tmp=setup.home.parent / "no-wheels"))
+    (setup.home.parent / "no-wheels").mkdir(exist_ok=True)
+    setup.run(*argv)
+    assert not setup.shortcut_taken(*argv)
+
+
+def test_a_conflict_is_never_answered_from_memory(setup: Setup) -> None:
+    (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['alpha<1']\n")
+    setup.run(ok=3)
+    setup.run(ok=3)
+    assert setup.latest()["outcome"] == "conflict" and not setup.latest().get("shortcut")
+
+
+AUDIT = r'''
+import json, os, sys
+opened, listed = set(), set()
+def hook(event, args):
+    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+        opened.add(os.fsdecode(args[0]))
+    elif event in ("os.listdir", "os.scandir") and args[0] is not None:
+        listed.add(os.fsdecode(args[0]))
+sys.addaudithook(hook)
+from pathlib import Path
+from pm._watch import watching
+from pm.ops.options import Options
+from pm.ops.resolve import resolve
+from pm.settings import Flags
+home, index, core, lock = sys.argv[1:5]
+flags = Flags(index_url=index, core=core, core_lock=lock)
+with watching() as watch:
+    done = resolve(Path(home), Options(flags=flags))
+assert done.code == 0, done.receipt.written
+print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed": sorted(listed)}))
+'''
+
+
+def test_every_file_opened_and_folder_listed_for_the_inputs_is_watched(setup: Setup) -> None:
+    """The guard of the whole idea: whatever the input readers open or list under the home, the
+    bundled plugins or beside core, a Watch has noted (caught by an audit hook, in a process of
+    its own)."""
+    (setup.home.parent / "no-bundled").mkdir()
+    add_plugin(setup.home.parent / "no-bundled", "bundled-one", style="manifest", dependencies=["gamma"])
+    done = subprocess.run([sys.executable, "-c", AUDIT, str(setup.home), setup.index.url,
+                           str(setup.home.parent / "core.toml"), str(setup.home.parent / "lock.txt")],
+                          env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    inputs = (str(setup.home), str(setup.home.parent / "no-bundled"), str(setup.home.parent / "core.toml"),
+              str(setup.home.parent / "lock.txt"))
+    receipts = str(setup.home / "pm")
+    seen = set(found["seen"])
+    opened = [p for p in found["opened"] if p.startswith(inputs) and not p.startswith(receipts)]
+    listed = [p for p in found["listed"] if p.startswith(inputs) and not p.startswith(receipts)]
+    assert opened and listed
+    assert [p for p in opened if f"f:{p}" not in seen] == []
+    assert [p for p in listed if f"d:{p}" not in seen] == []
+
+
+def test_hermes_pm_resolve_takes_the_shortcut_too(setup: Setup) -> None:
+    argv = [sys.executable, "-m", "agent", "pm", *setup.argv[3:]]
+    for _ in range(2):
+        done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+    assert setup.latest()["shortcut"] is True
+    assert done.stdout.splitlines()[1:] == setup.run().stdout.splitlines()[1:]
