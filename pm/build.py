@@ -109,7 +109,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode())
     pause_point("install", home, store)
     install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
-            index_urls=inputs.settings.index_urls)
+            index_urls=(*inputs.settings.index_urls, *inputs.settings.find_link_pages))
     progress("verifying")
     pause_point("verify", home, store)
     verify(venv, inputs.target.python_version, resolution, uv)
@@ -132,7 +132,8 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
 def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress,
             *, offline: bool = False, index_urls: tuple[str, ...] = ()) -> None:
     """Install exactly the pinned files: from uv's cache alone first, then (unless ``offline``)
-    downloading what is missing.
+    downloading what is missing, with the credentials written in ``index_urls`` (the indexes and
+    find-links pages the files came from).
 
     The first uv run has ``--offline``: uv takes every file from its cache, still checking each
     against the sha256 of the resolution, and fails before installing anything when one is not
@@ -164,7 +165,8 @@ def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, prog
 
 @contextlib.contextmanager
 def uv_credentials(index_urls: Iterable[str]) -> Iterator[dict[str, str]]:
-    """The environment that gives uv the credentials written in ``index_urls`` (``user:pass@``),
+    """The environment that gives uv the credentials written in ``index_urls`` (indexes and
+    find-links pages, ``user:pass@``),
     never on its command line: a netrc file (``NETRC``) in a private temporary folder (0700, the
     file 0600), removed afterwards. uv sends them to those hosts for the pinned file URLs, which
     pm keeps free of credentials. Empty when no URL carries any."""

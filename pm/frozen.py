@@ -1,5 +1,6 @@
-"""Frozen resolutions: a receipt, a generation record or a ``pylock.toml`` read back into exactly
-the files to install, plus the inputs they were decided for (the :class:`Basis`).
+"""Frozen resolutions: a receipt, a generation record or a ``pylock.toml`` (any valid PEP 751
+lock: :mod:`pm.pylock`) read back into exactly the files to install, plus the inputs they were
+decided for (the :class:`Basis`; a lock pm did not write records none).
 
 A frozen sync (``hermes pm sync --from FILE``) builds from these files and nothing else: no
 resolver, no index metadata. Before it builds, the recorded basis is compared with the home's
@@ -12,19 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from packaging.utils import canonicalize_name
-from packaging.version import Version
-
 from ._files import read_text
 from .errors import InputError, PmError, Problem
-from .index.base import FileLink
 from .index.findlinks import file_sha256
 from .records import resolution_from_json
 from .resolver import Pin, Resolution
@@ -203,7 +199,7 @@ def _receipt_resolution(path: Path, section: Any) -> Resolution:
 
 
 def _check_pin(path: Path, where: str, pin: Pin, before: list[Pin]) -> list[Problem]:
-    """A pin pm can build: hashed, fetched over http(s) or from a file, named once."""
+    """A pin pm can build: hashed with sha256, fetched over http(s) or from a file, named once."""
     problems = []
     if not _SHA256.fullmatch(pin.link.sha256 or ""):
         problems.append(Problem(path, where, f"needs a sha256 of 64 hex digits, got {pin.link.sha256!r}"))
@@ -222,85 +218,31 @@ def _resolution(pins: list[Pin], problems: list[Problem]) -> Resolution:
 
 
 def _from_pylock(path: Path, text: str, target: Target) -> tuple[Resolution, Basis | None]:
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
-    if not str(document.get("lock-version", "")).startswith("1."):
-        raise InputError.one(path, "lock-version", f"must be 1.x (PEP 751), got {document.get('lock-version')!r}")
-    tool = (document.get("tool") or {}).get("hermes-pm") or {}
+    """Any valid PEP 751 lock (read and selected by :mod:`pm.pylock`); pm's own also give the
+    inputs they were made for. Every problem of the chosen packages is reported at once."""
+    from . import pylock
+
+    lock = pylock.read_lock(path, text)
+    tool = pylock.tool_table(lock)
     try:
         basis = Basis.from_tool(tool) if "members" in tool else None
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError.one(path, "tool.hermes-pm", f"cannot be read: {exc!r}") from None
-    if basis is None:
-        _check_environments(path, document, target)
     members = basis.members if basis else ()
     # required-by names plugins ("plugin 'x'"); locks written before that also gave their files
     origins = ({"core": Origin.core()} | {str(Origin(m.name, None)): Origin(m.name, None) for m in members}
                | {str(Origin(m.name, m.file)): Origin(m.name, m.file) for m in members})
     pins: list[Pin] = []
     problems: list[Problem] = []
-    for number, package in enumerate(document.get("packages") or []):
-        where = f"packages[{number}] ({package.get('name') if isinstance(package, dict) else '?'})"
-        try:
-            pin = _pylock_pin(path, package, target, origins)
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            problems.append(Problem(path, where, f"cannot be read: {exc!r}"))
+    for number, package, chosen in pylock.choose(path, lock, target, own=basis is not None):
+        where = f"packages[{number}] ({package.name})"
+        if not isinstance(chosen, pylock.PackageWheel | pylock.PackageSdist):
+            problems.append(pylock.refusal(path, number, package, chosen))
             continue
-        if isinstance(pin, str):
-            problems.append(Problem(path, where, pin))
-        elif pin is not None:
-            problems += _check_pin(path, where, pin, pins)
-            pins.append(pin)
+        pin = pylock.to_pin(path, package, chosen, origins)
+        problems += _check_pin(path, where, pin, pins)
+        pins.append(pin)
     return _resolution(pins, problems), basis
-
-
-def _check_environments(path: Path, document: Mapping[str, Any], target: Target) -> None:
-    from packaging.markers import Marker
-
-    environments = document.get("environments") or []
-    if environments and not any(Marker(e).evaluate(target.environment) for e in environments):
-        raise InputError.one(path, "environments", f"none of {environments!r} admits this interpreter")
-
-
-def _pylock_pin(path: Path, package: Mapping[str, Any], target: Target,
-                origins: Mapping[str, Origin]) -> Pin | str | None:
-    """One package as a pin; None when its marker excludes the target; a string says what is wrong."""
-    from packaging.markers import Marker
-
-    if package.get("marker") and not Marker(package["marker"]).evaluate(target.environment):
-        return None
-    entry = _pick_file(package, target)
-    if entry is None:
-        return "has no wheel for this target and no sdist (pm installs wheels and sdists only)"
-    url = entry.get("url") or (path.parent / entry["path"]).resolve().as_uri()
-    filename = entry.get("name") or url.rsplit("/", 1)[-1]
-    link = FileLink(filename, url, sha256=(entry.get("hashes") or {}).get("sha256"), size=entry.get("size"),
-                    requires_python=package.get("requires-python"), source=str(path))
-    required_by = ((package.get("tool") or {}).get("hermes-pm") or {}).get("required-by", [])
-    return Pin(canonicalize_name(package["name"]), Version(package["version"]), link, frozenset(),
-               tuple(origins[text] for text in required_by if text in origins), (),
-               tuple(canonicalize_name(d["name"]) for d in package.get("dependencies", ())))
-
-
-def _pick_file(package: Mapping[str, Any], target: Target) -> Mapping[str, Any] | None:
-    """The wheel whose tags the target ranks best, else the sdist."""
-    from packaging.utils import parse_wheel_filename
-
-    rank = {tag: number for number, tag in enumerate(target.tags)}
-    best: tuple[int, Mapping[str, Any]] | None = None
-    for wheel in package.get("wheels") or []:
-        filename = wheel.get("name") or (wheel.get("url") or wheel.get("path", "")).rsplit("/", 1)[-1]
-        found = [rank[str(t)] for t in parse_wheel_filename(filename)[3] if str(t) in rank]
-        if found and (best is None or min(found) < best[0]):
-            best = (min(found), wheel)
-    if best is not None:
-        return best[1]
-    sdist = package.get("sdist")
-    return sdist if isinstance(sdist, Mapping) else None
 
 
 def localize(resolution: Resolution, folders: Sequence[Path]) -> tuple[Resolution, tuple[str, ...]]:

@@ -3,11 +3,12 @@
 A successful resolution is stored in the cache (``results-v1``) under a key made of everything
 that decides it — the inputs' fingerprint (declarations, selection, core and its lock, target,
 index URLs, find-links folders, policies), the candidate, the exact exclude-newer cutoff, the
-contents of every find-links folder, and pm's version — together with every index page the
-resolution read, each as (status, sha256 of its body). It is reused only while each of those
-pages is unchanged: a page still fresh by its Cache-Control max-age counts without a request, a
-stale one is revalidated (one conditional request, in parallel); any difference, a damaged entry
-or a missing page means resolving again. Offline, the cached pages are what there is.
+contents of every find-links folder, and pm's version — together with every index page and
+find-links page the resolution read, each as (status, sha256 of its body). It is reused only
+while each of those pages is unchanged: a page still fresh by its Cache-Control max-age counts
+without a request, a stale one is revalidated (one conditional request, in parallel); any
+difference, a damaged entry or a missing page means resolving again. Offline, the cached pages
+are what there is.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def fresh_resolution(inputs: Inputs, policy: Policy, *, candidate: str | None, c
 def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:
     blob = [_FORMAT, __version__, inputs.fingerprint, candidate,
             policy.exclude_newer.isoformat() if policy.exclude_newer else None,
-            [_folder_state(folder) for folder in inputs.settings.find_links]]
+            [_folder_state(folder) for folder in inputs.settings.find_link_folders]]
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
 
 

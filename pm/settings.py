@@ -40,12 +40,22 @@ class Settings:
     core: Path | None
     core_lock: Path | None
     index_urls: tuple[str, ...]
-    find_links: tuple[Path, ...]
+    find_links: tuple[Path | str, ...]  # folders, and pages of links (http(s) URLs, as given)
     offline: bool
     prereleases: str | None = None
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = field(default=())
     cutoff: datetime | None = None  # exclude_newer parsed once ("N days" counts from that moment)
+
+    @property
+    def find_link_folders(self) -> tuple[Path, ...]:
+        """The find-links entries that are folders."""
+        return tuple(f for f in self.find_links if isinstance(f, Path))
+
+    @property
+    def find_link_pages(self) -> tuple[str, ...]:
+        """The find-links entries that are pages over HTTP(S), credentials and all."""
+        return tuple(f for f in self.find_links if isinstance(f, str))
 
     def fingerprint_part(self) -> dict[str, Any]:
         """The settings that change a resolution (paths of files are covered by their digests)."""
@@ -76,18 +86,53 @@ def redact_url(url: str) -> str:
         return "<an unparsable URL>"
 
 
-def find_link(value: str, relative_to: Path, key: str) -> Path:
-    """A find-links entry as a folder: a path (relative to ``relative_to``) or a ``file://`` URL.
-    A page over HTTP(S) is refused by name rather than taken for a relative path."""
+def page_label(url: str) -> str:
+    """How a find-links page is named in links, receipts and exports: its URL without
+    credentials or fragment (the label :class:`~pm.index.linkpage.FindLinksPage` gives its files)."""
+    from urllib.parse import urldefrag, urlsplit
+
+    parts = urlsplit(urldefrag(url)[0])
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def find_link(value: str, relative_to: Path, key: str) -> Path | str:
+    """A find-links entry: a folder (a path relative to ``relative_to``, or a ``file://`` URL), or
+    an ``http(s)://`` URL of a page of links, kept as given (credentials included: the index client
+    takes them, receipts show them redacted). Any other scheme is a usage error naming ``key``."""
     from urllib.parse import unquote, urlsplit
 
     text = str(value)
     if text.startswith("file://"):
         return Path(unquote(urlsplit(text).path))
+    if text.lower().startswith(("http://", "https://")):
+        return text
     if "://" in text:
-        raise UsageError(f"{key} {text}: find-links pages over HTTP are not supported; give a folder of "
-                         "wheels, or serve it as an index with --extra-index-url")
+        raise UsageError(f"{key} {redact_url(text)}: a find-links entry is a folder, a file:// URL or an "
+                         "http(s):// URL of a page of links")
     return (relative_to / Path(text).expanduser()).absolute()
+
+
+def split_find_links(text: str) -> list[str]:
+    """``$HERMES_PM_FIND_LINKS`` as entries, separated by ``os.pathsep``, where a URL keeps its own
+    colons (``http://user:pass@host:8080/links/``): while a URL has not reached its path, the next
+    piece belongs to it, unless that piece is an absolute folder (starts with one ``/``)."""
+    entries: list[str] = []
+    for piece in text.split(os.pathsep):
+        if entries and _url_unfinished(entries[-1]) and (not piece.startswith("/") or piece.startswith("//")):
+            entries[-1] += os.pathsep + piece
+        else:
+            entries.append(piece)
+    return [entry for entry in entries if entry]
+
+
+def _url_unfinished(text: str) -> bool:
+    """Whether ``text`` is a URL cut at a colon before its path: ``http``, ``http://host``."""
+    if os.pathsep != ":":
+        return False
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return text.lower() in ("http", "https", "file")
+    return scheme.isalpha() and "/" not in rest
 
 
 def _extra_index_urls(flags: Flags, pm: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
@@ -166,7 +211,7 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         find_links = tuple(find_link(p, Path.cwd(), "--find-links") for p in flags.find_links)
     elif env.get("HERMES_PM_FIND_LINKS"):
         find_links = tuple(find_link(p, Path.cwd(), "HERMES_PM_FIND_LINKS")
-                           for p in env["HERMES_PM_FIND_LINKS"].split(os.pathsep) if p)
+                           for p in split_find_links(env["HERMES_PM_FIND_LINKS"]))
     else:
         configured = pm.get("find_links") or []
         find_links = tuple(find_link(p, base, "pm.find_links")

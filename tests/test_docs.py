@@ -42,7 +42,8 @@ def test_every_environment_variable_the_code_reads_is_in_the_operators_table():
         read |= set(re.findall(r"_ENV = \"([A-Z][A-Z0-9_]+)\"", text))
         read |= set(re.findall(r"\"((?:HERMES|UV|PIP)_[A-Z0-9_]+)\"", text))
     # what pm sets for the uv it runs, not what it reads
-    written = {"UV_NO_CONFIG", "UV_PYTHON_DOWNLOADS", "UV_CACHE_DIR", "UV_NO_PROGRESS", "UV_DEFAULT_INDEX", "UV_INDEX"}
+    written = {"UV_NO_CONFIG", "UV_PYTHON_DOWNLOADS", "UV_CACHE_DIR", "UV_NO_PROGRESS", "UV_DEFAULT_INDEX", "UV_INDEX",
+               "UV_FIND_LINKS"}
     assert sorted(v for v in read - written if f"`{v}`" not in table) == []
 
 

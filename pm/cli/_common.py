@@ -27,9 +27,10 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
                        help="another index, searched before --index-url; a project is taken from the first "
                             "index that has it (repeatable; env UV_EXTRA_INDEX_URL, config pm.extra_index_urls)")
-    group.add_argument("--find-links", action="append", default=[], metavar="DIR",
-                       help="a folder of wheels (repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
-    group.add_argument("--no-index", action="store_true", help="use only --find-links folders")
+    group.add_argument("--find-links", action="append", default=[], metavar="DIR|URL",
+                       help="a folder of wheels, or the URL of a page linking to them "
+                            "(repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
+    group.add_argument("--no-index", action="store_true", help="use only --find-links folders and pages")
     group.add_argument("--offline", action="store_true", help="never touch the network; use the cache only")
     group.add_argument("--prereleases", choices=["allow", "pep440"], help="pre-release policy (config pm.prereleases)")
     group.add_argument("--exclude-newer", metavar="DATE", help="ignore files uploaded after DATE or 'N days' ago")

@@ -5,6 +5,8 @@
 - :mod:`pm.index.simple` — :class:`SimpleIndexSource`, a PEP 503/691 index over HTTP(S) with
   PEP 658/714 metadata files.
 - :mod:`pm.index.findlinks` — :class:`FindLinksSource`, a folder of wheels and sdists.
+- :mod:`pm.index.linkpage` — :class:`FindLinksPage`, a find-links page over HTTP(S) (pip's and
+  uv's ``--find-links URL``).
 - :mod:`pm.index.installed` — :class:`InstalledSource`, the distributions of an environment.
 - :mod:`pm.index.multi` — :class:`MultiSource`, several sources as one.
 - :mod:`pm.index.cache` — :class:`Cache`, the on-disk page and metadata cache shared by homes.
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from .findlinks import FindLinksSource
     from .http import HttpClient
     from .installed import InstalledSource
+    from .linkpage import FindLinksPage
     from .multi import MultiSource
     from .simple import OFFLINE_MISS, SimpleIndexSource
 
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "MetadataUnavailable": "._metadata", "FileLink": ".base", "IndexFailure": ".base",
     "Metadata": ".base", "Source": ".base", "Cache": ".cache", "default_cache_dir": ".cache",
-    "FindLinksSource": ".findlinks", "HttpClient": ".http", "InstalledSource": ".installed",
+    "FindLinksSource": ".findlinks", "FindLinksPage": ".linkpage", "HttpClient": ".http", "InstalledSource": ".installed",
     "MultiSource": ".multi", "OFFLINE_MISS": ".simple", "SimpleIndexSource": ".simple",
 }
 
@@ -53,6 +56,7 @@ __all__ = [
     "OFFLINE_MISS",
     "Cache",
     "FileLink",
+    "FindLinksPage",
     "FindLinksSource",
     "HttpClient",
     "IndexFailure",
@@ -75,6 +79,11 @@ def _folder(value: Path | str) -> Path:
     return Path(text)
 
 
+def is_page(value: Path | str) -> bool:
+    """Whether a find-links entry is a page over HTTP(S) rather than a folder."""
+    return isinstance(value, str) and value.lower().startswith(("http://", "https://"))
+
+
 def open_sources(
     index_urls: Iterable[str],
     find_links: Iterable[Path | str],
@@ -85,24 +94,28 @@ def open_sources(
     workers: int = 16,
     tags: Iterable[str] | None = None,
 ) -> MultiSource:
-    """The sources for these settings: each index URL in order, then each find-links folder.
+    """The sources for these settings: each index URL in order, then each find-links entry (a
+    folder, or an ``http(s)://`` page of links).
 
     No index URLs means find-links only (``--no-index``); neither gives a source in which no
-    project exists. Every index shares one on-disk :class:`Cache` at ``cache_dir`` (default:
-    :func:`default_cache_dir`). ``tags``: the target's supported wheel tags; index pages are then
-    digested for that target (see :mod:`pm.index.project`), None keeps every file. Nothing is
-    fetched here. The caller MUST ``close()`` the result
-    (or use it in ``with``) to stop background fetching.
+    project exists. Every index and page shares one on-disk :class:`Cache` at ``cache_dir``
+    (default: :func:`default_cache_dir`). ``tags``: the target's supported wheel tags; index pages
+    are then digested for that target (see :mod:`pm.index.project`), None keeps every file.
+    Nothing is fetched here. The caller MUST ``close()`` the result (or use it in ``with``) to
+    stop background fetching.
     """
     from .cache import Cache
     from .findlinks import FindLinksSource
+    from .linkpage import FindLinksPage
     from .multi import MultiSource
     from .simple import SimpleIndexSource
 
     cache = Cache(cache_dir)
+    tags = tuple(tags) if tags is not None else None
     sources: list[Source] = [
         SimpleIndexSource(url, cache, offline=offline, timeout=timeout, workers=workers, tags=tags)
         for url in dict.fromkeys(index_urls)
     ]
-    sources += [FindLinksSource(_folder(folder)) for folder in dict.fromkeys(find_links)]
+    sources += [FindLinksPage(str(entry), cache, offline=offline, timeout=timeout, workers=workers, tags=tags)
+                if is_page(entry) else FindLinksSource(_folder(entry)) for entry in dict.fromkeys(find_links)]
     return MultiSource(sources)

@@ -76,6 +76,9 @@ class SdistBuilder:
         self.find_links = tuple(str(f) for f in find_links)
         self.offline = offline
         self.client = client if client is not None else HttpClient()
+        for url in (*self.index_urls, *self.find_links):
+            if "://" in url:
+                self.client.authorize(url)  # an sdist on a private host is downloaded with its credentials
 
     def __enter__(self) -> Self:
         return self
@@ -158,22 +161,23 @@ class SdistBuilder:
         return wheels[0]
 
     def _index_env(self) -> dict[str, str]:
-        """Index URLs go through the environment, so credentials in them never show in argv.
+        """Index URLs and find-links (folders and pages) go through the environment, so credentials
+        in them never show in argv. ``UV_FIND_LINKS`` is comma-separated, as uv splits
+        ``--find-links`` too.
 
         ``index_urls`` is in search order (extra indexes first, the index URL last), which is how
         uv searches ``UV_INDEX`` before ``UV_DEFAULT_INDEX``."""
+        env = {"UV_FIND_LINKS": ",".join(self.find_links)} if self.find_links else {}
         if not self.index_urls:
-            return {}
+            return env
         *extra, default = self.index_urls
-        env = {"UV_DEFAULT_INDEX": default}
+        env["UV_DEFAULT_INDEX"] = default
         if extra:
             env["UV_INDEX"] = " ".join(extra)
         return env
 
     def _index_args(self) -> list[str]:
         args: list[str] = [] if self.index_urls else ["--no-index"]
-        for folder in self.find_links:
-            args += ["--find-links", folder]
         if self.offline:
             args.append("--offline")
         return args

@@ -1,4 +1,4 @@
-"""Several sources seen as one: indexes and find-links folders together.
+"""Several sources seen as one: indexes, find-links folders and find-links pages together.
 
 Files are merged in source order (the first source's files first); a file whose *filename* was
 already offered by an earlier source is dropped, so the earlier source wins for that exact file.
@@ -106,7 +106,17 @@ class MultiSource:
         for owner, owned in by_owner.values():
             owner.prefetch_metadata(owned)
 
+    def hashed(self, link: FileLink) -> FileLink:
+        """``link`` with a sha256: its own, else from the source that offered it when that source
+        can hash files (a find-links page without hashes: see :mod:`pm.index.linkpage`)."""
+        owner = self._by_label.get(link.source)
+        hashed = getattr(owner, "hashed", None)
+        return link if link.sha256 or not callable(hashed) else hashed(link)
+
     def _page_owner(self, url: str) -> Source | None:
+        for source in self.sources:
+            if getattr(source, "page_url", None) == url:  # a find-links page owns its one page
+                return source
         owners = [s for s in self.sources if url.startswith(getattr(s, "index_url", "\0"))]
         return max(owners, key=lambda s: len(getattr(s, "index_url")), default=None)
 

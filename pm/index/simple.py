@@ -149,6 +149,21 @@ class SimpleIndexSource:
         header, _ = self._page(url)
         return (header.status, header.body_sha256) == (status, body_sha256)
 
+    def page(self, url: str) -> tuple[PageHeader, bytes]:
+        """Any page read under this source's rules (a fresh cached copy without asking, else a
+        conditional request; offline, the cache only), recorded in :attr:`pages_read`: its header
+        and body (empty for a 404). For pages that are not project pages (a find-links page)."""
+        header, body = self._page(url)
+        self.pages_read[url] = (header.status, header.body_sha256)
+        if body is None and self.cache is not None:
+            body = self.cache.get_body(header.body_sha256)
+        if body is None and header.status == 200:
+            if self.offline:
+                raise IndexFailure(url, OFFLINE_MISS)
+            header, body = self._download(url, None)
+            self.pages_read[url] = (header.status, header.body_sha256)
+        return header, body or b""
+
     # -- project pages ----------------------------------------------------------------------------
 
     def _fetch_project(self, name: NormalizedName) -> Project:

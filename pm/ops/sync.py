@@ -150,7 +150,7 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool) -> None:
         frozen = read_frozen(Path(label), inputs.target)
     changes = _check_basis(txn, frozen, label, ignore_inputs)
     with cleaning_up(txn):
-        resolution, local = localize(frozen.resolution, inputs.settings.find_links)
+        resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
         _check_offline(inputs, resolution, label)
     receipt.extra["frozen"]["local_files"] = list(local)
     receipt.resolution = resolution_to_json(resolution)

@@ -113,7 +113,20 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
         provider.close()
     resolution = _to_resolution(result)
     resolution = _with_unverified_metadata(resolution, provider)
+    resolution = _with_hashes(resolution, source)
     return replace(resolution, warnings=_missing_extras(result, provider))
+
+
+def _with_hashes(resolution: Resolution, source: Source) -> Resolution:
+    """Pins whose source gave no sha256 get one from that source when it can hash files (a
+    find-links page without ``#sha256=``: ``hashed``, an optional capability, downloads the pinned
+    file once). Only pins are hashed, never the candidates the resolver merely looked at; a pin
+    still without one is refused by the build, naming its file."""
+    hashed = getattr(source, "hashed", None)
+    if not callable(hashed) or all(pin.link.sha256 for pin in resolution.pins):
+        return resolution
+    return replace(resolution, pins=tuple(pin if pin.link.sha256 else replace(pin, link=hashed(pin.link))
+                                          for pin in resolution.pins))
 
 
 def _verdict(conflict: Conflict, roots: list[Req], provider: Provider) -> PmError:

@@ -2,10 +2,10 @@
 
 ``LocalIndex`` serves wheels and sdists from directories and :class:`IndexFile` records over a
 ``ThreadingHTTPServer`` bound to an ephemeral port, so resolvers and uv talk to it exactly as to
-PyPI. Knobs (attributes, changeable while running) make it misbehave on purpose for tests,
-or answer with the headers of a real index (:data:`PRESETS`: ``"pypi"``, ``"mirror"``) for
-benchmarks, which read what was sent from :attr:`LocalIndex.transfers` and
-:meth:`LocalIndex.bytes_sent`.
+PyPI; ``/links/`` is a flat find-links page of every file. Knobs (attributes, changeable while
+running) make it misbehave on purpose for tests, or answer with the headers of a real index
+(:data:`PRESETS`: ``"pypi"``, ``"mirror"``) for benchmarks, which read what was sent from
+:attr:`LocalIndex.transfers` and :meth:`LocalIndex.bytes_sent`.
 """
 
 from __future__ import annotations
@@ -215,6 +215,8 @@ class LocalIndex:
         self.rescan = rescan
         #: ``"user:password"``: every request without that Basic Authorization is answered 401
         self.basic_auth: str | None = None
+        #: whether the find-links page (``/links/``) gives ``#sha256=`` fragments
+        self.find_links_hashes = True
         self._lock = threading.Lock()
         self._directories: list[Path] = []
         self._records: dict[str, IndexFile] = {}
@@ -270,6 +272,21 @@ class LocalIndex:
 
     def project_url(self, name: str) -> str:
         return f"{self.url}{canonicalize_name(name)}/"
+
+    @property
+    def find_links_url(self) -> str:
+        """A flat find-links page of every served file (pip's and uv's ``--find-links URL``):
+        ``http://127.0.0.1:PORT/links/``, relative hrefs, ``#sha256=`` unless
+        ``find_links_hashes`` is False."""
+        return f"{self.root}/links/"
+
+    def render_find_links(self) -> bytes:
+        """The find-links page: one anchor per file, of every project, hrefs relative to the page."""
+        anchors = []
+        for filename, served in self.served_files().items():
+            fragment = f"#sha256={self._sha256(served)}" if self.find_links_hashes else ""
+            anchors.append(f'<a href="../files/{html.escape(filename)}{fragment}">{html.escape(filename)}</a>')
+        return _html_page("Links", anchors)
 
     def add_files(self, sources: Iterable[Path | IndexFile]) -> None:
         """Serve more directories, files or records; works while running."""
@@ -513,6 +530,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._project(path.removeprefix("/simple/"), send_body)
         elif path.startswith("/files/"):
             self._file(path.removeprefix("/files/"), send_body)
+        elif path == "/links/":
+            self._send(HTTPStatus.OK, self.index.render_find_links(), send_body, content_type=_TEXT_HTML)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", send_body)
 

@@ -104,14 +104,16 @@ def test_a_file_url_index_resolves_and_builds(home, capsys, tmp_path):
     assert capsys.readouterr().out.startswith("alpha 2.0\n")
 
 
-def test_find_links_take_folders_and_file_urls_and_refuse_http_pages_by_name(home, tmp_path, capsys):
+def test_find_links_take_folders_file_urls_and_pages_and_refuse_other_schemes_by_name(home, tmp_path, capsys):
     from pm.errors import UsageError
     from pm.settings import find_link
 
     assert find_link((tmp_path / "w").as_uri(), Path("/elsewhere"), "--find-links") == tmp_path / "w"
     assert find_link("w", tmp_path, "--find-links") == tmp_path / "w"
+    assert find_link("https://u:pw@example.org/wheels/", tmp_path, "--find-links") == "https://u:pw@example.org/wheels/"
     with pytest.raises(UsageError) as refused:
-        find_link("https://example.org/wheels/", tmp_path, "--find-links")
-    assert str(refused.value).startswith("--find-links https://example.org/wheels/: find-links pages over HTTP")
-    assert main(["resolve", "--home", str(home), "--find-links", "https://example.org/wheels/"]) == 2
-    assert "find-links pages over HTTP are not supported" in capsys.readouterr().err
+        find_link("ftp://u:pw@example.org/wheels/", tmp_path, "--find-links")
+    assert str(refused.value) == ("--find-links ftp://u:****@example.org/wheels/: a find-links entry is a folder, "
+                                  "a file:// URL or an http(s):// URL of a page of links")
+    assert main(["resolve", "--home", str(home), "--find-links", "ftp://example.org/wheels/"]) == 2
+    assert "a find-links entry is a folder" in capsys.readouterr().err

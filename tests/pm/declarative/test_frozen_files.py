@@ -49,21 +49,40 @@ def test_a_lock_without_recorded_inputs_needs_ignore_inputs(home: Path, wheels: 
 
 def test_every_problem_of_a_lock_is_reported_at_once(tmp_path: Path) -> None:
     lock = tmp_path / "pylock.toml"
-    lock.write_text('lock-version = "1.0"\n\n'
+    lock.write_text('lock-version = "1.0"\ncreated-by = "elsewhere"\n\n'
                     '[[packages]]\nname = "alpha"\nversion = "1.0"\n'
                     'wheels = [{ name = "alpha-1.0-py3-none-any.whl", url = "ftp://x/alpha-1.0-py3-none-any.whl", '
                     'hashes = { sha256 = "' + "a" * 64 + '" } }]\n\n'
                     '[[packages]]\nname = "beta"\nversion = "1.0"\n'
                     'wheels = [{ url = "https://x/beta-1.0-py3-none-any.whl", hashes = { md5 = "00" } }]\n\n'
                     '[[packages]]\nname = "gamma"\nversion = "1.0"\n'
-                    'wheels = [{ url = "https://x/gamma-1.0-cp27-cp27m-win32.whl", hashes = { sha256 = "00" } }]\n')
+                    'wheels = [{ url = "https://x/gamma-1.0-py3-none-any.whl", hashes = { sha256 = "00" } }]\n\n'
+                    '[[packages]]\nname = "delta"\ndirectory = { path = "delta" }\n')
     with pytest.raises(InputError) as caught:
         read_frozen(lock, current_target())
     assert str(caught.value) == "; ".join([
         f"{lock}: packages[0] (alpha): url 'ftp://x/alpha-1.0-py3-none-any.whl' is not http(s) or file",
         f"{lock}: packages[1] (beta): needs a sha256 of 64 hex digits, got None",
-        f"{lock}: packages[2] (gamma): has no wheel for this target and no sdist (pm installs wheels and sdists only)",
+        f"{lock}: packages[2] (gamma): needs a sha256 of 64 hex digits, got '00'",
+        f"{lock}: packages[3].directory (delta): locks the local directory delta, which pm does not install: pm "
+        "installs wheels and sdists only, fetched by URL and checked by sha256 (lock this package from an index, "
+        "or install it another way)",
     ])
+
+
+def test_a_package_without_a_file_for_this_target_is_named(tmp_path: Path) -> None:
+    lock = tmp_path / "pylock.toml"
+    lock.write_text('lock-version = "1.0"\ncreated-by = "elsewhere"\n\n'
+                    '[[packages]]\nname = "gamma"\nversion = "1.0"\n'
+                    'wheels = [{ url = "https://x/gamma-1.0-cp27-cp27m-win32.whl", hashes = { sha256 = "00" } }]\n')
+    target = current_target()
+    with pytest.raises(InputError) as caught:
+        read_frozen(lock, target)
+    markers = target.environment
+    assert str(caught.value) == (
+        f"{lock}: No wheel found matching the provided tags for package 'gamma' at packages[0], and no sdist "
+        f"available as a fallback (this target: {markers['implementation_name']} {markers['python_full_version']} "
+        f"on {markers['sys_platform']} {markers['platform_machine']})")
 
 
 def test_a_file_that_is_neither_json_nor_toml_is_a_clear_error(home: Path, tmp_path: Path, capsys) -> None:

@@ -6,11 +6,13 @@ or cannot evaluate at all."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +122,29 @@ def test_a_selected_export_a_pylock_and_the_generation_record_name_the_same_stor
     assert done.returncode == 0, done.stderr
     wheels, *same = json.loads(done.stdout)
     assert same == [True, True] and len(wheels) == len(PINS)
+
+
+def test_the_default_pylock_export_of_dated_files_evaluates_like_the_selected_one(
+        home: Path, index: LocalIndex, dists: list[IndexFile], nix: Nix, capsys) -> None:
+    """Issue 14 finding 5: the index gives every file an upload-time (as PyPI does); the pylock that
+    ``export`` writes by resolving (no ``--selected``) then carried it as a TOML datetime, which
+    Nix 2.8's fromTOML rejects ("Dates and times are not supported"). Both exports of one
+    resolution must evaluate, and fetch the same store paths."""
+    index.add_files([dataclasses.replace(d, upload_time="2025-01-02T03:04:05Z") for d in dists])
+    resolved, selected = home.parent / "resolved.toml", home.parent / "selected.toml"
+    assert pm(capsys, home, "export", "--format", "pylock", "-o", str(resolved)).code == 0
+    assert pm(capsys, home, "sync").code == 0
+    assert pm(capsys, home, "export", "--format", "pylock", "--selected", "-o", str(selected)).code == 0
+
+    paths = [f"(map (w: w.wheel) (import {NIX_FUNCTION} {{ source = {source}; }}))" for source in (resolved, selected)]
+    done = nix.evaluate(f"[ {paths[0]} ({paths[0]} == {paths[1]}) ]")
+
+    assert done.returncode == 0, done.stderr
+    wheels, same = json.loads(done.stdout)
+    assert same is True
+    lock = tomllib.loads(resolved.read_text())
+    assert [Path(w).name.split("-", 1)[1] for w in wheels] == [p["wheels"][0]["name"] for p in lock["packages"]]
+    assert [(p["name"], p["version"]) for p in lock["packages"]] == list(PINS.items())
 
 
 def test_a_receipt_without_resolution_is_refused_with_a_message(home: Path, nix: Nix, capsys) -> None:

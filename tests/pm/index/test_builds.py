@@ -148,3 +148,21 @@ def test_build_requirements_follow_the_search_order_extra_indexes_first(index: L
             assert build.build(link).name == "needs_helper-1.0-py3-none-any.whl"
         assert [path for _, path in extra.requests if "build-helper" in path]
     assert not [path for _, path in index.requests if "build-helper" in path]
+
+
+def test_build_requirements_come_from_a_find_links_page_whose_credentials_stay_off_argv(
+        index: LocalIndex, tmp_path: Path) -> None:
+    """A find-links URL reaches ``uv build`` as pm resolves with it: through ``UV_FIND_LINKS`` in
+    uv's environment (credentials and all), never on its command line."""
+    files = build_packages(tmp_path / "page", {"build-helper": {"1.0": []}})
+    with SimpleIndexSource(index.url) as source:
+        (link,) = source.links(canonicalize_name("needs-helper"))
+    with LocalIndex(files) as page:
+        page.basic_auth = "alice:S3CRET"
+        recorder = Recorder()
+        uv = Uv(tmp_path / "cache" / "uv", runner=recorder)
+        url = page.find_links_url.replace("http://", "http://alice:S3CRET@")
+        with SdistBuilder(uv, tmp_path / "cache", python=TARGET.python, find_links=[url]) as build:
+            assert build.build(link).name == "needs_helper-1.0-py3-none-any.whl"
+        assert ("GET", "/links/") in page.requests and ("GET", "/files/build_helper-1.0-py3-none-any.whl") in page.requests
+    assert recorder.builds == 1 and not [argv for argv in recorder.calls if "S3CRET" in " ".join(argv)]
