@@ -276,3 +276,72 @@ def test_hermes_pm_resolve_takes_the_shortcut_too(setup: Setup) -> None:
         assert done.returncode == 0, done.stderr
     assert setup.latest()["shortcut"] is True
     assert done.stdout.splitlines()[1:] == setup.run().stdout.splitlines()[1:]
+
+
+# -- review: streams, folders and records the shortcut must survive -------------------------------
+
+def _in_shell(setup: Setup, script: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The command run by ``sh -c script`` ("$@" is the command line), as a shell user runs it."""
+    return subprocess.run(["sh", "-c", script, "sh", *setup.argv, *extra], env=setup.env, cwd=setup.cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_closed_stdout_neither_crashes_the_full_command_nor_the_shortcut(setup: Setup) -> None:
+    for _ in range(2):
+        done = _in_shell(setup, 'exec "$@" >&-')
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert setup.latest()["shortcut"] is True
+
+
+def test_a_working_folder_that_was_removed_is_a_miss_not_a_crash(setup: Setup) -> None:
+    """The full command decides what a vanished working folder means (today: pathlib's error)."""
+    gone = setup.home.parent / "gone"
+    answers = []
+    for forget in (False, True):
+        gone.mkdir()
+        if forget:
+            shutil.rmtree(setup.home.parent / "cache" / "shortcuts-v1")
+        done = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$@"', "sh", *setup.argv],
+                              env=setup.env, cwd=setup.home.parent, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert "shortcut.py" not in done.stderr
+        answers.append((done.returncode, done.stdout, done.stderr.strip().splitlines()[-1:]))
+    assert answers[0] == answers[1]
+
+
+def test_a_failing_stderr_never_prints_the_answer_twice(setup: Setup) -> None:
+    full = _in_shell(setup, 'exec "$@" 2>/dev/full')  # sh's environment: another key, a miss
+    assert _in_shell(setup, 'exec "$@"').returncode == 0  # remembered under that key
+    short = _in_shell(setup, 'exec "$@" 2>/dev/full')
+    assert setup.latest().get("shortcut") is True, "the shortcut answered, and it alone"
+    assert short.returncode == full.returncode != 0
+    assert short.stdout.splitlines()[1:] == full.stdout.splitlines()[1:]
+
+
+def test_a_reader_that_went_away_gets_one_answer_and_one_receipt(setup: Setup) -> None:
+    """``hermes pm resolve --json | head``: the shortcut stops as the full command does (exit 1),
+    without running the full command after it (a second receipt, a second answer)."""
+    setup.run("--json")
+    receipts = setup.home / "pm" / "receipts"
+    before = set(receipts.glob("*-resolve-*.json"))
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([*setup.argv, "--json"], env=setup.env, cwd=setup.cwd, stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(set(receipts.glob("*-resolve-*.json")) - before) == 1 and setup.latest()["shortcut"] is True
+
+
+def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> None:
+    records = list((setup.home.parent / "cache" / "shortcuts-v1").iterdir())
+    for damaged in ({"format": 1, "seen": {}, "pages": [], "offline": False},
+                    {"format": 1, "seen": [1], "pages": [], "offline": False, "said": [], "receipt": {}},
+                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": []},
+                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": {"x": 1}}):
+        for record in records:
+            record.write_text(json.dumps(damaged))
+        done = setup.run()
+        assert "Traceback" not in done.stderr and not setup.latest().get("shortcut"), damaged
