@@ -77,9 +77,17 @@ def note_real(path: os.PathLike[str] | str) -> None:
 
 
 def note_stat(path: os.PathLike[str] | str) -> None:
-    """A program's identity (inode, size, mtime of the file it leads to): an interpreter or uv."""
+    """A program's identity (the file it leads to, its inode, size, mtime and mode: a program made
+    executable is a change): an interpreter or uv, or a name searched for on PATH."""
     if _active is not None:
         _active.seen.setdefault("s:" + os.fspath(path), stat_state(path))
+
+
+def note_unwatchable(what: str) -> None:
+    """Something was read that cannot be looked at again without running a program (``uv python
+    find``): an observation that never holds, so nothing decided over it is answered from memory."""
+    if _active is not None:
+        _active.seen["?:" + what] = None
 
 
 def unchanged(seen: dict[str, str | None]) -> bool:
@@ -121,7 +129,7 @@ def stat_state(path: os.PathLike[str] | str) -> str | None:
         info = os.stat(path)
     except OSError:
         return None
-    return f"{os.path.realpath(path)}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+    return f"{os.path.realpath(path)}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_mode:o}"
 
 
 def _kind(entry: os.DirEntry[str]) -> str:

@@ -345,3 +345,57 @@ def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> Non
             record.write_text(json.dumps(damaged))
         done = setup.run()
         assert "Traceback" not in done.stderr and not setup.latest().get("shortcut"), damaged
+
+
+# -- review: the interpreter --python names ------------------------------------------------------
+
+FAKE_PYTHON = """#!{python}
+import contextlib, io, json, sys
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    exec(sys.argv[sys.argv.index("-c") + 1])
+found = json.loads(out.getvalue())
+found["markers"].update(python_full_version="3.99.0", python_version="3.99")
+print(json.dumps(found))
+"""
+
+
+def _fake_python(path: Path, *, executable: bool = True) -> Path:
+    """An interpreter that answers pm's probe as Python 3.99 (the running one underneath)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FAKE_PYTHON.format(python=sys.executable))
+    path.chmod(0o755 if executable else 0o644)
+    return path
+
+
+def test_a_python_link_that_now_leads_elsewhere_is_a_miss(setup: Setup) -> None:
+    link = setup.home.parent / "bin" / "py"
+    link.parent.mkdir()
+    link.symlink_to(sys.executable)  # the running interpreter, by another name
+    assert not setup.shortcut_taken("--python", str(link))
+    assert setup.shortcut_taken("--python", str(link))
+    link.unlink()
+    link.symlink_to(_fake_python(setup.home.parent / "fake" / "python3.99"))
+
+    assert not setup.shortcut_taken("--python", str(link))
+    assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+@pytest.mark.parametrize("how", ["appears", "becomes-executable"])
+def test_a_python_found_earlier_on_path_is_a_miss(setup: Setup, how: str) -> None:
+    early, late = setup.home.parent / "early", setup.home.parent / "late"
+    late.mkdir()
+    (late / "pyx").symlink_to(sys.executable)
+    if how == "becomes-executable":
+        _fake_python(early / "pyx", executable=False)
+    early.mkdir(exist_ok=True)
+    setup.env["PATH"] = os.pathsep.join([str(early), str(late), setup.env.get("PATH", os.defpath)])
+    assert not setup.shortcut_taken("--python", "pyx")
+    assert setup.shortcut_taken("--python", "pyx")
+    if how == "appears":
+        _fake_python(early / "pyx")
+    else:
+        (early / "pyx").chmod(0o755)
+
+    assert not setup.shortcut_taken("--python", "pyx")
+    assert setup.latest()["target"]["python"] == "3.99.0"

@@ -92,3 +92,18 @@ def test_a_resolution_is_rendered_from_its_receipt() -> None:
         "alpha    2.0      core, maps",
         "beta     1.0      maps",
     ]
+
+
+def test_what_cannot_be_looked_at_again_never_holds() -> None:
+    with _watch.watching() as watch:
+        _watch.note_unwatchable("uv python find 3.99")
+    assert not _watch.unchanged(watch.seen)
+
+
+def test_a_program_made_executable_is_a_change(tmp_path: Path) -> None:
+    program = tmp_path / "python3.99"
+    program.write_text("")
+    with _watch.watching() as watch:
+        _watch.note_stat(program)
+    program.chmod(0o755)
+    assert not _watch.unchanged(watch.seen)
