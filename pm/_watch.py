@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 #: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
 #: declarations and configs over 1 MiB, so such a file's value is "too big" either way).
@@ -81,6 +83,26 @@ def note_stat(path: os.PathLike[str] | str) -> None:
     executable is a change): an interpreter or uv, or a name searched for on PATH."""
     if _active is not None:
         _active.seen.setdefault("s:" + os.fspath(path), stat_state(path))
+
+
+def note_import_path() -> None:
+    """The folders of ``sys.path``, where installed metadata is found: a distribution installed,
+    removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
+    for entry in sys.path:
+        note_folder(entry or os.curdir)
+
+
+def note_distribution(dist: Any, *names: str) -> None:
+    """Files of an installed distribution (``importlib.metadata``) that were read: an installer
+    that rewrites them in place (``pip install -e .`` again) keeps the folder's name."""
+    if _active is None:
+        return
+    folder = getattr(dist, "_path", None)
+    if not isinstance(folder, str | os.PathLike):
+        note_unwatchable(f"distribution {getattr(dist, 'name', '?')}")  # not files in a folder
+        return
+    for name in names:
+        note_file(os.path.join(folder, name))
 
 
 def note_unwatchable(what: str) -> None:

@@ -2,10 +2,10 @@
 answer, without parsing anything or loading the resolver.
 
 After a resolve that ended ``ok``, :func:`remember` stores, under a key made of the command line,
-the working folder, the whole environment, the interpreter running pm, pm's version and whether
-the output streams are terminals: the finished receipt, what the inputs were read from (every
-file's bytes, folder listing, real path and program identity noted by :mod:`pm._watch` while
-the command ran) and the index pages the resolution was read from. :func:`answer` takes the
+the working folder, the whole environment, the interpreter running pm (its options and
+``sys.path``), pm's version and whether the output streams are terminals: the finished receipt,
+what the inputs were read from (every file's bytes, folder listing, real path and program
+identity noted by :mod:`pm._watch` while the command ran) and the index pages the resolution was read from. :func:`answer` takes the
 shortcut only when every one of those observations is made the same way again and every page is
 still fresh in the cache by its own max-age (offline: still there) — exactly when the full
 command would reuse the same resolution — and then writes a new receipt (new times, the same
@@ -39,7 +39,8 @@ def key(argv: Sequence[str], environ: Mapping[str, str] | None = None, cwd: str 
     Raises OSError when the working folder is gone (no shortcut then)."""
     environ = os.environ if environ is None else environ
     blob = [FORMAT, __version__, sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
-            sorted(environ.items()), _isatty(sys.stdout), _isatty(sys.stderr)]
+            sorted(environ.items()), _isatty(sys.stdout), _isatty(sys.stderr),
+            sys.path, list(sys.flags)]  # python -E, -I, -S or a .pth file: installed metadata read elsewhere
     return hashlib.sha256(json.dumps(blob).encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -399,3 +399,70 @@ def test_a_python_found_earlier_on_path_is_a_miss(setup: Setup, how: str) -> Non
 
     assert not setup.shortcut_taken("--python", "pyx")
     assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+# -- review: what is installed where the interpreter looks (sys.path) ------------------------------
+
+def _distribution(folder: Path, name: str, *, requires: tuple[str, ...] = (), entry_points: str | None = None) -> Path:
+    """A ``.dist-info`` as an installer leaves it (its name carries no dependencies)."""
+    info = folder / f"{name.replace('-', '_')}-0.1.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", "Version: 0.1.0", *(f"Requires-Dist: {r}" for r in requires)]
+    (info / "METADATA").write_text("\n".join(lines) + "\n")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+    return info
+
+
+def test_installed_core_metadata_rewritten_in_place_is_a_miss(setup: Setup) -> None:
+    """``pip install -e .`` again after editing the dependencies keeps the .dist-info's name."""
+    site = setup.home.parent / "site"
+    _distribution(site, "hermes-pm")
+    setup.env["PYTHONPATH"] = str(site)
+    argv = setup.argv[:8]  # no --core, no --core-lock: core is the installed hermes-pm
+    for _ in range(2):
+        done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert setup.latest()["shortcut"] is True and pins(setup.latest()) == {"alpha": "2.0", "beta": "2.0"}
+    _distribution(site, "hermes-pm", requires=("gamma",))
+
+    done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not setup.latest().get("shortcut") and "gamma" in pins(setup.latest())
+
+
+def test_an_interpreter_that_looks_elsewhere_is_a_miss(setup: Setup) -> None:
+    """``python -E`` (or -I, -S, a .pth file rewritten) reads another sys.path: another core."""
+    site = setup.home.parent / "site"
+    _distribution(site, "hermes-pm", requires=("gamma",))
+    setup.env["PYTHONPATH"] = str(site)
+    argv = setup.argv[:8]
+    for _ in range(2):
+        done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert setup.latest()["shortcut"] is True and "gamma" in pins(setup.latest())
+
+    subprocess.run([argv[0], "-E", *argv[1:]], env=setup.env, cwd=setup.cwd, capture_output=True, text=True,
+                   timeout=120)
+    assert not setup.latest().get("shortcut")
+    assert setup.latest()["inputs"]["core"] != [{"requirement": "gamma"}]
+
+
+@pytest.mark.parametrize("how", ["installed", "rewritten"])
+def test_a_memory_provider_installed_as_an_entry_point_is_a_miss(setup: Setup, how: str) -> None:
+    site = setup.home.parent / "site"
+    _distribution(site, "mem-provider", entry_points="" if how == "rewritten" else None)
+    setup.env["PYTHONPATH"] = str(site)
+    config = setup.home / "config.yaml"
+    config.write_text(config.read_text() + "memory:\n  provider: far-memory\n")
+    assert not setup.shortcut_taken()
+    assert setup.shortcut_taken()
+    assert any("far-memory" in notice for notice in setup.latest()["inputs"]["notices"])
+    group = "[hermes_agent.memory_providers]\nfar-memory = mem_provider:Provider\n"
+    if how == "installed":
+        _distribution(site, "other-provider", entry_points=group)
+    else:
+        _distribution(site, "mem-provider", entry_points=group)
+
+    assert not setup.shortcut_taken()
+    assert not any("far-memory" in notice for notice in setup.latest()["inputs"]["notices"])
