@@ -54,7 +54,7 @@ def _isatty(stream: Any) -> bool | None:
 
 #: What a damaged record, a vanished working folder or an odd value can raise while it is read and
 #: checked: each is a miss (the full command runs and decides), never a crash.
-_MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError, PmError)
+MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError, PmError)
 
 
 def answer(argv: Sequence[str]) -> int | None:
@@ -75,7 +75,7 @@ def answer(argv: Sequence[str]) -> int | None:
         if not home.is_dir():
             return None
         code, path, shown = _write(home, data, started, json_output="--json" in argv)
-    except _MISSES:
+    except MISSES:
         return None
     try:
         _tell(data, said, path, shown)
@@ -98,7 +98,7 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
     try:
         Store(folder).write_bytes(folder / f"{key(argv)}.json",
                                   json.dumps(record, separators=(",", ":"), default=str).encode())
-    except _MISSES:
+    except MISSES:
         pass
 
 

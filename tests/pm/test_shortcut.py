@@ -466,3 +466,52 @@ def test_a_memory_provider_installed_as_an_entry_point_is_a_miss(setup: Setup, h
 
     assert not setup.shortcut_taken()
     assert not any("far-memory" in notice for notice in setup.latest()["inputs"]["notices"])
+
+
+# -- review: the stored resolution the shortcut stands for ---------------------------------------
+
+#: Loaded at start-up from PYTHONPATH: when ``interleave`` exists, another process's resolution of
+#: the same inputs (alpha 1.0) is stored right after this one resolved, before it remembers.
+INTERLEAVE = """
+import json, os, pathlib
+marker = pathlib.Path(os.environ["REVIEW_MARKER"])
+if marker.exists():
+    marker.unlink()
+    import pm.cli.resolve as command
+    resolve = command.resolve
+
+    def interleaved(*args, **kwargs):
+        done = resolve(*args, **kwargs)
+        for entry in pathlib.Path(os.environ["HERMES_PM_CACHE_DIR"], "results-v1").glob("*/*"):
+            stored = json.loads(entry.read_text())
+            for pin in stored["resolution"]["pins"]:
+                if pin["name"] == "alpha":
+                    pin["version"] = "1.0"
+            entry.write_text(json.dumps(stored))
+        return done
+
+    command.resolve = interleaved
+"""
+
+
+def test_a_resolution_stored_by_another_process_meanwhile_is_not_remembered_as_ours(setup: Setup) -> None:
+    hooks = setup.home.parent / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(INTERLEAVE)
+    marker = setup.home.parent / "interleave"
+    setup.env |= {"PYTHONPATH": str(hooks), "REVIEW_MARKER": str(marker)}
+    _enable_extra(setup)  # new inputs: resolved in full, not reused
+    marker.write_text("")
+    setup.run()
+    assert pins(setup.latest())["alpha"] == "2.0" and not marker.exists()
+
+    setup.run()  # what the stored resolution says now, as the full command reads it
+    assert pins(setup.latest())["alpha"] == "1.0"
+
+
+def test_a_stored_resolution_that_is_gone_is_a_miss(setup: Setup) -> None:
+    """The full command would resolve again (reused_resolution: false): so does the shortcut."""
+    assert setup.shortcut_taken()
+    shutil.rmtree(setup.home.parent / "cache" / "results-v1")
+    assert not setup.shortcut_taken()
+    assert setup.latest()["reused_resolution"] is False
