@@ -515,3 +515,16 @@ def test_a_stored_resolution_that_is_gone_is_a_miss(setup: Setup) -> None:
     shutil.rmtree(setup.home.parent / "cache" / "results-v1")
     assert not setup.shortcut_taken()
     assert setup.latest()["reused_resolution"] is False
+
+
+def test_a_uv_that_appears_is_a_miss(setup: Setup) -> None:
+    """Receipts name the uv pm drives; one that could not be run is not a fact to remember."""
+    uv = setup.home.parent / "uv-later"
+    setup.env["HERMES_PM_UV"] = str(uv)
+    assert not setup.shortcut_taken()
+    assert setup.latest()["tool"]["uv"] is None
+    uv.write_text("#!/bin/sh\necho 'uv 9.9.9'\n")
+    uv.chmod(0o755)
+
+    assert not setup.shortcut_taken()
+    assert setup.latest()["tool"]["uv"] == "9.9.9"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from pm import _watch
 from pm.cli import _resolved, shortcut
@@ -106,4 +107,18 @@ def test_a_program_made_executable_is_a_change(tmp_path: Path) -> None:
     with _watch.watching() as watch:
         _watch.note_stat(program)
     program.chmod(0o755)
+    assert not _watch.unchanged(watch.seen)
+
+
+def test_the_default_bundled_folders_are_watched_even_when_absent(tmp_path: Path, monkeypatch: Any) -> None:
+    """A checkout's plugins/memory that appears beside a wheel's copy would take its place."""
+    from pm import discover
+
+    monkeypatch.setattr(discover, "_REPO_BUNDLED", tmp_path / "repo" / "plugins" / "memory")
+    monkeypatch.setattr(discover, "_PACKAGED_BUNDLED", tmp_path / "data" / "plugins" / "memory")
+    (tmp_path / "data" / "plugins" / "memory").mkdir(parents=True)
+    with _watch.watching() as watch:
+        assert discover.default_bundled() == tmp_path / "data" / "plugins" / "memory"
+    (tmp_path / "repo" / "plugins" / "memory").mkdir(parents=True)
+    assert discover.default_bundled() == tmp_path / "repo" / "plugins" / "memory"
     assert not _watch.unchanged(watch.seen)
