@@ -92,6 +92,15 @@ def note_import_path() -> None:
         note_folder(entry or os.curdir)
 
 
+def note_code(*modules: str) -> None:
+    """The folders the code of ``modules`` (those loaded) was imported from: an upgrade renames its
+    ``.dist-info`` there, and the new code may answer differently."""
+    for name in modules:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            note_folder(os.path.dirname(os.path.dirname(file)))
+
+
 def note_distribution(dist: Any, *names: str) -> None:
     """Files of an installed distribution (``importlib.metadata``) that were read: an installer
     that rewrites them in place (``pip install -e .`` again) keeps the folder's name."""

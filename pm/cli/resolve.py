@@ -6,7 +6,7 @@ import argparse
 import hashlib
 import sys
 
-from .._watch import Watch, watching
+from .._watch import Watch, note_code, watching
 from ..errors import EXIT_CONFLICT
 from ..ops.resolve import resolve
 from ..ops.transaction import Result
@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     with watching() as watch:
         done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
                        candidate=args.candidate)
+        note_code("packaging", "yaml", "resolvelib")  # what read and decided it (pm's own: its version)
     if args.json:
         emit_json(done.receipt.as_written())
     else:

@@ -528,3 +528,27 @@ def test_a_uv_that_appears_is_a_miss(setup: Setup) -> None:
 
     assert not setup.shortcut_taken()
     assert setup.latest()["tool"]["uv"] == "9.9.9"
+
+
+def test_an_upgrade_of_the_code_that_answered_is_a_miss(setup: Setup) -> None:
+    """packaging (markers, tags, versions) upgraded where pm imports it from, with core given on
+    the command line (so no listing of sys.path is noted for core): the full command answers with
+    the new code."""
+    import packaging
+
+    site = setup.home.parent / "site"
+    shutil.copytree(Path(packaging.__file__).parent, site / "packaging")
+    (site / f"packaging-{packaging.__version__}.dist-info").mkdir()
+    setup.env["PYTHONPATH"] = str(site)
+    assert not setup.shortcut_taken()
+    assert setup.shortcut_taken()
+    # what pip does: new files, and the .dist-info renamed
+    (site / f"packaging-{packaging.__version__}.dist-info").rename(site / "packaging-99.0.dist-info")
+    init = site / "packaging" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{packaging.__version__}"', '__version__ = "99.0"'))
+    markers = site / "packaging" / "markers.py"
+    markers.write_text(markers.read_text() + "\n_old = default_environment\n"
+                       "def default_environment():\n    return {**_old(), 'python_full_version': '3.99.0'}\n")
+
+    assert not setup.shortcut_taken()
+    assert setup.latest()["target"]["python"] == "3.99.0"
