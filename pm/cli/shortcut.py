@@ -96,8 +96,8 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
               "said": list(said), "receipt": written}
     folder = cache_root / FOLDER
     try:
-        Store(folder).write_bytes(folder / f"{key(argv)}.json",
-                                  json.dumps(record, separators=(",", ":"), default=str).encode())
+        Store(folder).write_bytes(folder / f"{key(argv)}.json",  # 0600: it holds a receipt
+                                  json.dumps(record, separators=(",", ":"), default=str).encode(), mode=0o600)
     except MISSES:
         pass
 

@@ -552,3 +552,9 @@ def test_an_upgrade_of_the_code_that_answered_is_a_miss(setup: Setup) -> None:
 
     assert not setup.shortcut_taken()
     assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+def test_a_record_is_as_private_as_the_receipt_it_holds(setup: Setup) -> None:
+    """Receipts are 0600 (they name index URLs and the user's paths); a record holds one."""
+    records = list((setup.home.parent / "cache" / "shortcuts-v1").glob("*.json"))
+    assert records and all(record.stat().st_mode & 0o077 == 0 for record in records)
