@@ -558,3 +558,9 @@ def test_a_record_is_as_private_as_the_receipt_it_holds(setup: Setup) -> None:
     """Receipts are 0600 (they name index URLs and the user's paths); a record holds one."""
     records = list((setup.home.parent / "cache" / "shortcuts-v1").glob("*.json"))
     assert records and all(record.stat().st_mode & 0o077 == 0 for record in records)
+
+
+def test_receipts_removed_are_written_anew_by_the_shortcut(setup: Setup) -> None:
+    shutil.rmtree(setup.home / "pm")
+    assert setup.shortcut_taken()
+    assert len(list((setup.home / "pm" / "receipts").glob("*-resolve-*.json"))) == 1
