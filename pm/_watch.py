@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 #: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
 #: declarations and configs over 1 MiB, so such a file's value is "too big" either way).
@@ -77,9 +79,46 @@ def note_real(path: os.PathLike[str] | str) -> None:
 
 
 def note_stat(path: os.PathLike[str] | str) -> None:
-    """A program's identity (inode, size, mtime of the file it leads to): an interpreter or uv."""
+    """A program's identity (the file it leads to, its inode, size, mtime and mode: a program made
+    executable is a change): an interpreter or uv, or a name searched for on PATH."""
     if _active is not None:
         _active.seen.setdefault("s:" + os.fspath(path), stat_state(path))
+
+
+def note_import_path() -> None:
+    """The folders of ``sys.path``, where installed metadata is found: a distribution installed,
+    removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
+    for entry in sys.path:
+        note_folder(entry or os.curdir)
+
+
+def note_code(*modules: str) -> None:
+    """The folders the code of ``modules`` (those loaded) was imported from: an upgrade renames its
+    ``.dist-info`` there, and the new code may answer differently."""
+    for name in modules:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            note_folder(os.path.dirname(os.path.dirname(file)))
+
+
+def note_distribution(dist: Any, *names: str) -> None:
+    """Files of an installed distribution (``importlib.metadata``) that were read: an installer
+    that rewrites them in place (``pip install -e .`` again) keeps the folder's name."""
+    if _active is None:
+        return
+    folder = getattr(dist, "_path", None)
+    if not isinstance(folder, str | os.PathLike):
+        note_unwatchable(f"distribution {getattr(dist, 'name', '?')}")  # not files in a folder
+        return
+    for name in names:
+        note_file(os.path.join(folder, name))
+
+
+def note_unwatchable(what: str) -> None:
+    """Something was read that cannot be looked at again without running a program (``uv python
+    find``): an observation that never holds, so nothing decided over it is answered from memory."""
+    if _active is not None:
+        _active.seen["?:" + what] = None
 
 
 def unchanged(seen: dict[str, str | None]) -> bool:
@@ -121,7 +160,7 @@ def stat_state(path: os.PathLike[str] | str) -> str | None:
         info = os.stat(path)
     except OSError:
         return None
-    return f"{os.path.realpath(path)}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+    return f"{os.path.realpath(path)}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_mode:o}"
 
 
 def _kind(entry: os.DirEntry[str]) -> str:

@@ -9,7 +9,6 @@ in the running interpreter (its whole installed closure). ``--core PYPROJECT`` a
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ._files import read_text
-from ._watch import note_folder
+from ._watch import note_distribution, note_import_path
 from .declaration import HOST_DISTRIBUTION, project_table
 from .errors import InputError, Problem
 from .target import running_environment
@@ -149,10 +148,12 @@ def _line_entries(text: str) -> list[tuple[str, Any, Any]]:
 def _installed_host_requirements() -> tuple[list[Requirement], str]:
     import importlib.metadata as md  # only the default core needs it
 
-    _note_import_path()
+    note_import_path()
     try:
-        raw = md.requires(HOST_DISTRIBUTION) or []
-        source = f"installed distribution {HOST_DISTRIBUTION} {md.version(HOST_DISTRIBUTION)}"
+        host = md.distribution(HOST_DISTRIBUTION)
+        note_distribution(host, *_METADATA_FILES)
+        raw = host.requires or []
+        source = f"installed distribution {HOST_DISTRIBUTION} {host.version}"
     except md.PackageNotFoundError:
         return read_pyproject_requirements(_REPO_PYPROJECT), str(_REPO_PYPROJECT)
     requirements = [Requirement(text) for text in raw]
@@ -164,7 +165,7 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
     """Installed versions of every distribution the requirements pull in, transitively."""
     import importlib.metadata as md
 
-    _note_import_path()
+    note_import_path()
     lock: dict[NormalizedName, Version] = {}
     todo = [(r, "") for r in requirements]
     while todo:
@@ -179,6 +180,7 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
             dist = md.distribution(name)
         except md.PackageNotFoundError:
             continue
+        note_distribution(dist, *_METADATA_FILES)
         lock[name] = Version(dist.version)
         for text in dist.requires or []:
             for wanted in requirement.extras or {""}:
@@ -186,8 +188,5 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
     return lock
 
 
-def _note_import_path() -> None:
-    """The installed metadata comes from the folders of ``sys.path``: a distribution installed,
-    removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
-    for entry in sys.path:
-        note_folder(entry or os.curdir)
+#: The files of a distribution its requirements and version are read from (.dist-info, .egg-info).
+_METADATA_FILES = ("METADATA", "PKG-INFO", "requires.txt")

@@ -29,6 +29,7 @@ def default_bundled() -> Path | None:
     """The host's bundled providers: the checkout's ``plugins/memory/`` (a source tree or an
     editable install), else the copy an installed wheel carries, else none."""
     for folder in (_REPO_BUNDLED, _PACKAGED_BUNDLED):
+        note_folder(folder)  # absent too: one that appears takes the place of a later one
         if folder.is_dir():
             return folder
     return None

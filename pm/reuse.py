@@ -90,7 +90,21 @@ def lookup(cache: Cache, key: str, source: Source) -> Resolution | None:
 
 
 def _stored(cache: Cache, key: str) -> tuple[list[tuple[str, int, str]], Resolution] | None:
+    return _parsed(cache.get_result(key))
+
+
+def stored_as(cache: Cache, key: str, resolution: Resolution) -> tuple[list[tuple[str, int, str]], bytes] | None:
+    """The pages read for the resolution stored under ``key``, and that entry's bytes, when the
+    stored resolution is ``resolution`` (another process may have stored another one since):
+    what :mod:`pm.cli.shortcut` remembers an answer by."""
     data = cache.get_result(key)
+    stored = _parsed(data)
+    if data is None or stored is None or resolution_to_json(stored[1]) != resolution_to_json(resolution):
+        return None
+    return stored[0], data
+
+
+def _parsed(data: bytes | None) -> tuple[list[tuple[str, int, str]], Resolution] | None:
     if data is None:
         return None
     try:

@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from ._files import is_within
-from ._watch import note_folder
+from ._watch import note_distribution, note_folder, note_import_path
 from .config import HomeConfig, read_config
 from .declaration import HOST_DISTRIBUTIONS
 from .discover import PluginSources, discover
@@ -158,8 +158,11 @@ def provides(plugins: list[Plugin], provider: str) -> bool:
 
 
 def _entry_point_providers() -> frozenset[str]:
-    from importlib.metadata import entry_points  # only when no plugin root provides the name
+    from importlib.metadata import distributions, entry_points  # only when no plugin root provides the name
 
+    note_import_path()  # where they are installed, and what each says (pm._watch)
+    for dist in distributions():
+        note_distribution(dist, "entry_points.txt")
     return frozenset(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 

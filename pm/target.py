@@ -21,7 +21,7 @@ from pathlib import Path
 
 import packaging
 
-from ._watch import note_stat
+from ._watch import note_stat, note_unwatchable
 from .errors import TargetError, UsageError
 
 _PROBE = """
@@ -97,6 +97,7 @@ def target_for(python: str | None) -> Target:
     """The interpreter ``python`` names (see :func:`find_python`), or the running one."""
     if python is not None:
         python = find_python(python)
+        note_stat(python)  # what that path leads to now: a link retargeted is a change (pm._watch)
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
         return current_target()
     return _probe(python)
@@ -109,15 +110,20 @@ def find_python(request: str) -> str:
     """The interpreter ``--python`` means, found as uv finds it: a path (anything with a ``/`` or
     an existing file) as given; a version (``3.12``) as ``python3.12`` on PATH; a name
     (``python3.12``, ``pypy3``) on PATH; else whatever ``uv python find`` answers (installed,
-    never downloaded). Raises :class:`UsageError` naming what was tried when nothing matches."""
+    never downloaded). Raises :class:`UsageError` naming what was tried when nothing matches.
+    Where it looked is noted for :mod:`pm._watch`: a file that appears (or becomes executable)
+    earlier in that search is a change."""
+    note_stat(request)  # a file of that name in the working folder is taken as given
     if os.sep in request or os.path.isfile(request):
         return request
     import shutil
 
     name = f"python{request}" if _VERSION_REQUEST.fullmatch(request) else request
     found = shutil.which(name)
+    _note_search(name, found)
     if found is not None:
         return found
+    note_unwatchable(f"uv python find {request}")  # uv's own search: not looked at again
     from .index.cache import default_cache_dir
     from .uv import Uv, UvError
 
@@ -129,6 +135,18 @@ def find_python(request: str) -> str:
         return answer[-1]
     raise UsageError(f"--python {request}: no such interpreter ({name!r} is not on PATH and "
                      "`uv python find` found none installed)")
+
+
+def _note_search(name: str, found: str | None) -> None:
+    """Every place ``shutil.which(name)`` looks before ``found`` (all of them when not found)."""
+    path = os.environ.get("PATH")
+    if path is None:
+        path = getattr(os, "confstr", lambda _: None)("CS_PATH") or os.defpath
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder, name)
+        note_stat(candidate)
+        if candidate == found:
+            return
 
 
 def _probe(python: str) -> Target:

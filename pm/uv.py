@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._watch import note_stat
+from ._watch import note_stat, note_unwatchable
 from .errors import PmError
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
@@ -130,6 +130,8 @@ def uv_version() -> str | None:
     version, binary = _uv_version()
     if binary is not None:
         note_stat(binary)
+    else:  # not found, or not there: where it would be found next time is not looked at again
+        note_unwatchable("uv")
     return version
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 
-from .._watch import Watch, watching
+from .._watch import Watch, note_code, watching
 from ..errors import EXIT_CONFLICT
 from ..ops.resolve import resolve
 from ..ops.transaction import Result
@@ -13,7 +14,7 @@ from ..receipt import Receipt
 from ._common import home_of, options_from
 from ._output import emit_json, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from ._resolved import show
-from .shortcut import remember
+from .shortcut import MISSES, remember
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     with watching() as watch:
         done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
                        candidate=args.candidate)
+        note_code("packaging", "yaml", "resolvelib")  # what read and decided it (pm's own: its version)
     if args.json:
         emit_json(done.receipt.as_written())
     else:
@@ -38,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
 def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     """Store the shortcut of an ``ok`` answer (:mod:`pm.cli.shortcut`) when one is safe: started
     from a command line pm knows, no exclude-newer cutoff (a relative one moves with the clock), no
-    find-links (their files are not watched), and the pages known."""
+    find-links (their files are not watched), and the stored resolution it came from is this one
+    (then the full command would reuse it while that entry and its pages stay as they are).
+    Never fails the command: the answer is printed already, and a shortcut only saves time."""
     entry_argv = getattr(args, "entry_argv", None)
     inputs, written = done.inputs, done.receipt.written
     if not entry_argv or done.resolution is None or inputs is None or written is None or done.code != 0:
@@ -46,16 +50,22 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     settings = inputs.settings
     if settings.cutoff is not None or settings.find_links or done.receipt.path is None:
         return
-    from ..index.cache import Cache
-    from ..ops.resolve import check_candidate
-    from ..ops.transaction import cache_dir, policy_of
-    from ..reuse import reuse_key
+    try:
+        from ..index.cache import Cache
+        from ..ops.resolve import check_candidate
+        from ..ops.transaction import cache_dir, policy_of
+        from ..reuse import reuse_key, stored_as
 
-    cache = Cache(cache_dir())
-    pages = cache.result_pages(reuse_key(inputs, check_candidate(inputs, args.candidate), policy_of(inputs)))
-    if pages is not None:
-        remember(entry_argv, watch.seen, written, done.resolution.warnings, pages, offline=settings.offline,
-                 cache_root=cache.root)
+        cache = Cache(cache_dir())
+        key = reuse_key(inputs, check_candidate(inputs, args.candidate), policy_of(inputs))
+        stored = stored_as(cache, key, done.resolution)
+        if stored is not None:
+            pages, entry = stored
+            seen = {**watch.seen, f"f:{cache.result_file(key)}": hashlib.sha256(entry).hexdigest()}
+            remember(entry_argv, seen, written, done.resolution.warnings, pages, offline=settings.offline,
+                     cache_root=cache.root)
+    except MISSES:
+        pass
 
 
 def tell_resolved(receipt: Receipt) -> None:

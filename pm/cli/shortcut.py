@@ -2,10 +2,10 @@
 answer, without parsing anything or loading the resolver.
 
 After a resolve that ended ``ok``, :func:`remember` stores, under a key made of the command line,
-the working folder, the whole environment, the interpreter running pm, pm's version and whether
-the output streams are terminals: the finished receipt, what the inputs were read from (every
-file's bytes, folder listing, real path and program identity noted by :mod:`pm._watch` while
-the command ran) and the index pages the resolution was read from. :func:`answer` takes the
+the working folder, the whole environment, the interpreter running pm (its options and
+``sys.path``), pm's version and whether the output streams are terminals: the finished receipt,
+what the inputs were read from (every file's bytes, folder listing, real path and program
+identity noted by :mod:`pm._watch` while the command ran) and the index pages the resolution was read from. :func:`answer` takes the
 shortcut only when every one of those observations is made the same way again and every page is
 still fresh in the cache by its own max-age (offline: still there) — exactly when the full
 command would reuse the same resolution — and then writes a new receipt (new times, the same
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, _watch
-from ..errors import PmError
+from ..errors import EXIT_FAILURE, PmError
 
 #: Bumped when what a record holds, or what it must match, changes.
 FORMAT = 1
@@ -35,32 +35,54 @@ FOLDER = "shortcuts-v1"
 
 
 def key(argv: Sequence[str], environ: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
-    """Everything outside the files that can change a resolve's answer or how it is printed."""
+    """Everything outside the files that can change a resolve's answer or how it is printed.
+    Raises OSError when the working folder is gone (no shortcut then)."""
     environ = os.environ if environ is None else environ
     blob = [FORMAT, __version__, sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
-            sorted(environ.items()), sys.stdout.isatty(), sys.stderr.isatty()]
+            sorted(environ.items()), _isatty(sys.stdout), _isatty(sys.stderr),
+            sys.path, list(sys.flags)]  # python -E, -I, -S or a .pth file: installed metadata read elsewhere
     return hashlib.sha256(json.dumps(blob).encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def _isatty(stream: Any) -> bool | None:
+    """Whether ``stream`` is a terminal; None when it is closed or absent (``>&-``)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+#: What a damaged record, a vanished working folder or an odd value can raise while it is read and
+#: checked: each is a miss (the full command runs and decides), never a crash.
+MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError, PmError)
+
+
 def answer(argv: Sequence[str]) -> int | None:
-    """Answer ``argv`` from its shortcut and return the exit code, or None (a miss: run it)."""
+    """Answer ``argv`` from its shortcut and return the exit code, or None (a miss: run it).
+    Nothing is printed, and no receipt written, unless the answer is taken."""
     if "resolve" not in argv:
         return None
     started = time.perf_counter()
-    from ..index.cache import Cache, default_cache_dir
+    try:
+        from ..index.cache import Cache, default_cache_dir
 
-    cache = Cache(default_cache_dir())
-    record = _load(cache.root / FOLDER / f"{key(argv)}.json")
-    if record is None or not _still(record, cache):
-        return None
-    data = dict(record["receipt"])
-    home = Path(data["home"])
-    if not home.is_dir():
+        cache = Cache(default_cache_dir())
+        record = _load(cache.root / FOLDER / f"{key(argv)}.json")
+        if record is None or not _still(record, cache):
+            return None
+        data, said = dict(record["receipt"]), [str(w) for w in record["said"]]
+        home = Path(data["home"])
+        if not home.is_dir():
+            return None
+        code, path, shown = _write(home, data, started, json_output="--json" in argv)
+    except MISSES:
         return None
     try:
-        return _tell(home, data, list(record["said"]), started, json_output="--json" in argv)
-    except (PmError, OSError, KeyError, TypeError):
-        return None
+        _tell(data, said, path, shown)
+    except BrokenPipeError:  # e.g. `hermes pm resolve --json | head`, as pm.cli._main.dispatch
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return EXIT_FAILURE
+    return code
 
 
 def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str, Any], said: Sequence[str],
@@ -74,9 +96,9 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
               "said": list(said), "receipt": written}
     folder = cache_root / FOLDER
     try:
-        Store(folder).write_bytes(folder / f"{key(argv)}.json",
-                                  json.dumps(record, separators=(",", ":"), default=str).encode())
-    except (PmError, OSError):
+        Store(folder).write_bytes(folder / f"{key(argv)}.json",  # 0600: it holds a receipt
+                                  json.dumps(record, separators=(",", ":"), default=str).encode(), mode=0o600)
+    except MISSES:
         pass
 
 
@@ -94,27 +116,37 @@ def _still(record: dict[str, Any], cache: Any) -> bool:
     """Every observation made the same way again, every page fresh (or, offline, there)."""
     try:
         pages = [(str(url), int(status), str(sha)) for url, status, sha in record["pages"]]
-        return _watch.unchanged(record["seen"]) and cache.pages_current(pages, offline=bool(record["offline"]))
-    except (KeyError, TypeError, ValueError):
+        return _watch.unchanged(dict(record["seen"])) and cache.pages_current(pages, offline=bool(record["offline"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
 
-def _tell(home: Path, data: dict[str, Any], said: list[str], started: float, *, json_output: bool) -> int:
-    """Write the new receipt and print the answer as the full command does."""
+def _write(home: Path, data: dict[str, Any], started: float, *, json_output: bool) -> tuple[int, Path, str | None]:
+    """Write the new receipt: its exit code, its path and the table to print (None with --json).
+    Raises (a miss) before anything is written when the record does not make a receipt."""
     from ..ops.receipts import write_data
     from ..receipt import now
-    from ._output import emit_json, say
-    from ._resolved import show
+    from ._resolved import render
 
     data["started_at"] = now()
     data["seconds"] = round(time.perf_counter() - started, 3)
     data["reused_resolution"] = True
     data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
     data["finished_at"] = now()
-    path = write_data(home, data)  # raises StoreError (a miss: the full command reports it)
-    if json_output:
+    code, shown = int(data["exit_code"]), None if json_output else render(data)
+    return code, write_data(home, data), shown  # StoreError: a miss (the full command reports it)
+
+
+def _tell(data: dict[str, Any], said: list[str], path: Path, shown: str | None) -> None:
+    """Print the answer as the full command does (after the receipt is written, whatever happens
+    while printing is this command's, as in the full command: running that now would write a
+    second receipt and print the answer twice)."""
+    from ._output import emit_json, say
+
+    if shown is None:
         emit_json(data | {"receipt_path": str(path)})
-    else:
-        show(data, said)
-        say(f"receipt: {path}")
-    return int(data["exit_code"])
+        return
+    print(shown)
+    for warning in said:
+        say(f"warning: {warning}")
+    say(f"receipt: {path}")

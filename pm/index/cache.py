@@ -178,16 +178,6 @@ class Cache:
                 return False
         return True
 
-    def result_pages(self, key: str) -> list[tuple[str, int, str]] | None:
-        """The pages a stored resolution (``results-v1``, :mod:`pm.reuse`) was read from."""
-        data = self.get_result(key)
-        if data is None:
-            return None
-        try:
-            return [(str(url), int(status), str(sha)) for url, status, sha in json.loads(data)["pages"]]
-        except (ValueError, KeyError, TypeError):
-            return None
-
     def put_header(self, header: PageHeader) -> None:
         self._write(self._path(_PAGES, _digest(header.url)),
                     json.dumps(asdict(header), separators=(",", ":")).encode())
@@ -230,6 +220,10 @@ class Cache:
 
     def get_result(self, key: str) -> bytes | None:
         return self._get_derived(_RESULTS, key)
+
+    def result_file(self, key: str) -> Path:
+        """Where the resolution stored under ``key`` is (for :mod:`pm._watch`)."""
+        return self._path(_RESULTS, key)
 
     def put_result(self, key: str, data: bytes) -> None:
         self._put_derived(_RESULTS, key, data)

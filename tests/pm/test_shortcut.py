@@ -276,3 +276,291 @@ def test_hermes_pm_resolve_takes_the_shortcut_too(setup: Setup) -> None:
         assert done.returncode == 0, done.stderr
     assert setup.latest()["shortcut"] is True
     assert done.stdout.splitlines()[1:] == setup.run().stdout.splitlines()[1:]
+
+
+# -- review: streams, folders and records the shortcut must survive -------------------------------
+
+def _in_shell(setup: Setup, script: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The command run by ``sh -c script`` ("$@" is the command line), as a shell user runs it."""
+    return subprocess.run(["sh", "-c", script, "sh", *setup.argv, *extra], env=setup.env, cwd=setup.cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_closed_stdout_neither_crashes_the_full_command_nor_the_shortcut(setup: Setup) -> None:
+    for _ in range(2):
+        done = _in_shell(setup, 'exec "$@" >&-')
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert setup.latest()["shortcut"] is True
+
+
+def test_a_working_folder_that_was_removed_is_a_miss_not_a_crash(setup: Setup) -> None:
+    """The full command decides what a vanished working folder means (today: pathlib's error)."""
+    gone = setup.home.parent / "gone"
+    answers = []
+    for forget in (False, True):
+        gone.mkdir()
+        if forget:
+            shutil.rmtree(setup.home.parent / "cache" / "shortcuts-v1")
+        done = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$@"', "sh", *setup.argv],
+                              env=setup.env, cwd=setup.home.parent, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert "shortcut.py" not in done.stderr
+        answers.append((done.returncode, done.stdout, done.stderr.strip().splitlines()[-1:]))
+    assert answers[0] == answers[1]
+
+
+def test_a_failing_stderr_never_prints_the_answer_twice(setup: Setup) -> None:
+    full = _in_shell(setup, 'exec "$@" 2>/dev/full')  # sh's environment: another key, a miss
+    assert _in_shell(setup, 'exec "$@"').returncode == 0  # remembered under that key
+    short = _in_shell(setup, 'exec "$@" 2>/dev/full')
+    assert setup.latest().get("shortcut") is True, "the shortcut answered, and it alone"
+    assert short.returncode == full.returncode != 0
+    assert short.stdout.splitlines()[1:] == full.stdout.splitlines()[1:]
+
+
+def test_a_reader_that_went_away_gets_one_answer_and_one_receipt(setup: Setup) -> None:
+    """``hermes pm resolve --json | head``: the shortcut stops as the full command does (exit 1),
+    without running the full command after it (a second receipt, a second answer)."""
+    setup.run("--json")
+    receipts = setup.home / "pm" / "receipts"
+    before = set(receipts.glob("*-resolve-*.json"))
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([*setup.argv, "--json"], env=setup.env, cwd=setup.cwd, stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert len(set(receipts.glob("*-resolve-*.json")) - before) == 1 and setup.latest()["shortcut"] is True
+
+
+def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> None:
+    records = list((setup.home.parent / "cache" / "shortcuts-v1").iterdir())
+    for damaged in ({"format": 1, "seen": {}, "pages": [], "offline": False},
+                    {"format": 1, "seen": [1], "pages": [], "offline": False, "said": [], "receipt": {}},
+                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": []},
+                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": {"x": 1}}):
+        for record in records:
+            record.write_text(json.dumps(damaged))
+        done = setup.run()
+        assert "Traceback" not in done.stderr and not setup.latest().get("shortcut"), damaged
+
+
+# -- review: the interpreter --python names ------------------------------------------------------
+
+FAKE_PYTHON = """#!{python}
+import contextlib, io, json, sys
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    exec(sys.argv[sys.argv.index("-c") + 1])
+found = json.loads(out.getvalue())
+found["markers"].update(python_full_version="3.99.0", python_version="3.99")
+print(json.dumps(found))
+"""
+
+
+def _fake_python(path: Path, *, executable: bool = True) -> Path:
+    """An interpreter that answers pm's probe as Python 3.99 (the running one underneath)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FAKE_PYTHON.format(python=sys.executable))
+    path.chmod(0o755 if executable else 0o644)
+    return path
+
+
+def test_a_python_link_that_now_leads_elsewhere_is_a_miss(setup: Setup) -> None:
+    link = setup.home.parent / "bin" / "py"
+    link.parent.mkdir()
+    link.symlink_to(sys.executable)  # the running interpreter, by another name
+    assert not setup.shortcut_taken("--python", str(link))
+    assert setup.shortcut_taken("--python", str(link))
+    link.unlink()
+    link.symlink_to(_fake_python(setup.home.parent / "fake" / "python3.99"))
+
+    assert not setup.shortcut_taken("--python", str(link))
+    assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+@pytest.mark.parametrize("how", ["appears", "becomes-executable"])
+def test_a_python_found_earlier_on_path_is_a_miss(setup: Setup, how: str) -> None:
+    early, late = setup.home.parent / "early", setup.home.parent / "late"
+    late.mkdir()
+    (late / "pyx").symlink_to(sys.executable)
+    if how == "becomes-executable":
+        _fake_python(early / "pyx", executable=False)
+    early.mkdir(exist_ok=True)
+    setup.env["PATH"] = os.pathsep.join([str(early), str(late), setup.env.get("PATH", os.defpath)])
+    assert not setup.shortcut_taken("--python", "pyx")
+    assert setup.shortcut_taken("--python", "pyx")
+    if how == "appears":
+        _fake_python(early / "pyx")
+    else:
+        (early / "pyx").chmod(0o755)
+
+    assert not setup.shortcut_taken("--python", "pyx")
+    assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+# -- review: what is installed where the interpreter looks (sys.path) ------------------------------
+
+def _distribution(folder: Path, name: str, *, requires: tuple[str, ...] = (), entry_points: str | None = None) -> Path:
+    """A ``.dist-info`` as an installer leaves it (its name carries no dependencies)."""
+    info = folder / f"{name.replace('-', '_')}-0.1.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", "Version: 0.1.0", *(f"Requires-Dist: {r}" for r in requires)]
+    (info / "METADATA").write_text("\n".join(lines) + "\n")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+    return info
+
+
+def test_installed_core_metadata_rewritten_in_place_is_a_miss(setup: Setup) -> None:
+    """``pip install -e .`` again after editing the dependencies keeps the .dist-info's name."""
+    site = setup.home.parent / "site"
+    _distribution(site, "hermes-pm")
+    setup.env["PYTHONPATH"] = str(site)
+    argv = setup.argv[:8]  # no --core, no --core-lock: core is the installed hermes-pm
+    for _ in range(2):
+        done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert setup.latest()["shortcut"] is True and pins(setup.latest()) == {"alpha": "2.0", "beta": "2.0"}
+    _distribution(site, "hermes-pm", requires=("gamma",))
+
+    done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not setup.latest().get("shortcut") and "gamma" in pins(setup.latest())
+
+
+def test_an_interpreter_that_looks_elsewhere_is_a_miss(setup: Setup) -> None:
+    """``python -E`` (or -I, -S, a .pth file rewritten) reads another sys.path: another core."""
+    site = setup.home.parent / "site"
+    _distribution(site, "hermes-pm", requires=("gamma",))
+    setup.env["PYTHONPATH"] = str(site)
+    argv = setup.argv[:8]
+    for _ in range(2):
+        done = subprocess.run(argv, env=setup.env, cwd=setup.cwd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert setup.latest()["shortcut"] is True and "gamma" in pins(setup.latest())
+
+    subprocess.run([argv[0], "-E", *argv[1:]], env=setup.env, cwd=setup.cwd, capture_output=True, text=True,
+                   timeout=120)
+    assert not setup.latest().get("shortcut")
+    assert setup.latest()["inputs"]["core"] != [{"requirement": "gamma"}]
+
+
+@pytest.mark.parametrize("how", ["installed", "rewritten"])
+def test_a_memory_provider_installed_as_an_entry_point_is_a_miss(setup: Setup, how: str) -> None:
+    site = setup.home.parent / "site"
+    _distribution(site, "mem-provider", entry_points="" if how == "rewritten" else None)
+    setup.env["PYTHONPATH"] = str(site)
+    config = setup.home / "config.yaml"
+    config.write_text(config.read_text() + "memory:\n  provider: far-memory\n")
+    assert not setup.shortcut_taken()
+    assert setup.shortcut_taken()
+    assert any("far-memory" in notice for notice in setup.latest()["inputs"]["notices"])
+    group = "[hermes_agent.memory_providers]\nfar-memory = mem_provider:Provider\n"
+    if how == "installed":
+        _distribution(site, "other-provider", entry_points=group)
+    else:
+        _distribution(site, "mem-provider", entry_points=group)
+
+    assert not setup.shortcut_taken()
+    assert not any("far-memory" in notice for notice in setup.latest()["inputs"]["notices"])
+
+
+# -- review: the stored resolution the shortcut stands for ---------------------------------------
+
+#: Loaded at start-up from PYTHONPATH: when ``interleave`` exists, another process's resolution of
+#: the same inputs (alpha 1.0) is stored right after this one resolved, before it remembers.
+INTERLEAVE = """
+import json, os, pathlib
+marker = pathlib.Path(os.environ["REVIEW_MARKER"])
+if marker.exists():
+    marker.unlink()
+    import pm.cli.resolve as command
+    resolve = command.resolve
+
+    def interleaved(*args, **kwargs):
+        done = resolve(*args, **kwargs)
+        for entry in pathlib.Path(os.environ["HERMES_PM_CACHE_DIR"], "results-v1").glob("*/*"):
+            stored = json.loads(entry.read_text())
+            for pin in stored["resolution"]["pins"]:
+                if pin["name"] == "alpha":
+                    pin["version"] = "1.0"
+            entry.write_text(json.dumps(stored))
+        return done
+
+    command.resolve = interleaved
+"""
+
+
+def test_a_resolution_stored_by_another_process_meanwhile_is_not_remembered_as_ours(setup: Setup) -> None:
+    hooks = setup.home.parent / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(INTERLEAVE)
+    marker = setup.home.parent / "interleave"
+    setup.env |= {"PYTHONPATH": str(hooks), "REVIEW_MARKER": str(marker)}
+    _enable_extra(setup)  # new inputs: resolved in full, not reused
+    marker.write_text("")
+    setup.run()
+    assert pins(setup.latest())["alpha"] == "2.0" and not marker.exists()
+
+    setup.run()  # what the stored resolution says now, as the full command reads it
+    assert pins(setup.latest())["alpha"] == "1.0"
+
+
+def test_a_stored_resolution_that_is_gone_is_a_miss(setup: Setup) -> None:
+    """The full command would resolve again (reused_resolution: false): so does the shortcut."""
+    assert setup.shortcut_taken()
+    shutil.rmtree(setup.home.parent / "cache" / "results-v1")
+    assert not setup.shortcut_taken()
+    assert setup.latest()["reused_resolution"] is False
+
+
+def test_a_uv_that_appears_is_a_miss(setup: Setup) -> None:
+    """Receipts name the uv pm drives; one that could not be run is not a fact to remember."""
+    uv = setup.home.parent / "uv-later"
+    setup.env["HERMES_PM_UV"] = str(uv)
+    assert not setup.shortcut_taken()
+    assert setup.latest()["tool"]["uv"] is None
+    uv.write_text("#!/bin/sh\necho 'uv 9.9.9'\n")
+    uv.chmod(0o755)
+
+    assert not setup.shortcut_taken()
+    assert setup.latest()["tool"]["uv"] == "9.9.9"
+
+
+def test_an_upgrade_of_the_code_that_answered_is_a_miss(setup: Setup) -> None:
+    """packaging (markers, tags, versions) upgraded where pm imports it from, with core given on
+    the command line (so no listing of sys.path is noted for core): the full command answers with
+    the new code."""
+    import packaging
+
+    site = setup.home.parent / "site"
+    shutil.copytree(Path(packaging.__file__).parent, site / "packaging")
+    (site / f"packaging-{packaging.__version__}.dist-info").mkdir()
+    setup.env["PYTHONPATH"] = str(site)
+    assert not setup.shortcut_taken()
+    assert setup.shortcut_taken()
+    # what pip does: new files, and the .dist-info renamed
+    (site / f"packaging-{packaging.__version__}.dist-info").rename(site / "packaging-99.0.dist-info")
+    init = site / "packaging" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{packaging.__version__}"', '__version__ = "99.0"'))
+    markers = site / "packaging" / "markers.py"
+    markers.write_text(markers.read_text() + "\n_old = default_environment\n"
+                       "def default_environment():\n    return {**_old(), 'python_full_version': '3.99.0'}\n")
+
+    assert not setup.shortcut_taken()
+    assert setup.latest()["target"]["python"] == "3.99.0"
+
+
+def test_a_record_is_as_private_as_the_receipt_it_holds(setup: Setup) -> None:
+    """Receipts are 0600 (they name index URLs and the user's paths); a record holds one."""
+    records = list((setup.home.parent / "cache" / "shortcuts-v1").glob("*.json"))
+    assert records and all(record.stat().st_mode & 0o077 == 0 for record in records)
+
+
+def test_receipts_removed_are_written_anew_by_the_shortcut(setup: Setup) -> None:
+    shutil.rmtree(setup.home / "pm")
+    assert setup.shortcut_taken()
+    assert len(list((setup.home / "pm" / "receipts").glob("*-resolve-*.json"))) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from pm import _watch
 from pm.cli import _resolved, shortcut
@@ -92,3 +93,32 @@ def test_a_resolution_is_rendered_from_its_receipt() -> None:
         "alpha    2.0      core, maps",
         "beta     1.0      maps",
     ]
+
+
+def test_what_cannot_be_looked_at_again_never_holds() -> None:
+    with _watch.watching() as watch:
+        _watch.note_unwatchable("uv python find 3.99")
+    assert not _watch.unchanged(watch.seen)
+
+
+def test_a_program_made_executable_is_a_change(tmp_path: Path) -> None:
+    program = tmp_path / "python3.99"
+    program.write_text("")
+    with _watch.watching() as watch:
+        _watch.note_stat(program)
+    program.chmod(0o755)
+    assert not _watch.unchanged(watch.seen)
+
+
+def test_the_default_bundled_folders_are_watched_even_when_absent(tmp_path: Path, monkeypatch: Any) -> None:
+    """A checkout's plugins/memory that appears beside a wheel's copy would take its place."""
+    from pm import discover
+
+    monkeypatch.setattr(discover, "_REPO_BUNDLED", tmp_path / "repo" / "plugins" / "memory")
+    monkeypatch.setattr(discover, "_PACKAGED_BUNDLED", tmp_path / "data" / "plugins" / "memory")
+    (tmp_path / "data" / "plugins" / "memory").mkdir(parents=True)
+    with _watch.watching() as watch:
+        assert discover.default_bundled() == tmp_path / "data" / "plugins" / "memory"
+    (tmp_path / "repo" / "plugins" / "memory").mkdir(parents=True)
+    assert discover.default_bundled() == tmp_path / "repo" / "plugins" / "memory"
+    assert not _watch.unchanged(watch.seen)
