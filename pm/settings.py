@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -196,21 +196,38 @@ def environment_home(home: Path) -> Path:
     return home
 
 
+def working_folder() -> Path:
+    """The folder pm runs in, for paths given relative to it; a :class:`UsageError` when it has
+    been deleted (a shell left in a removed folder), asked only when such a path is given."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError("the current folder no longer exists: cd to an existing folder, or give "
+                         "absolute paths") from None
+
+
 def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     pm = config.pm
     base = config.file.parent
 
-    def path(value: str | None, relative_to: Path) -> Path | None:
-        return None if not value else (relative_to / Path(value).expanduser()).absolute()
+    def path(value: str | None, relative_to: Callable[[], Path]) -> Path | None:
+        if not value:
+            return None
+        given = Path(value).expanduser()
+        return given if given.is_absolute() else (relative_to() / given).absolute()
 
-    core = path(flags.core, Path.cwd()) or path(env.get("HERMES_PM_CORE"), Path.cwd()) or path(pm.get("core"), base)
-    core_lock = (path(flags.core_lock, Path.cwd()) or path(env.get("HERMES_PM_CORE_LOCK"), Path.cwd())
-                 or path(pm.get("core_lock"), base))
+    def in_home() -> Path:
+        return base
+
+    core = (path(flags.core, working_folder) or path(env.get("HERMES_PM_CORE"), working_folder)
+            or path(pm.get("core"), in_home))
+    core_lock = (path(flags.core_lock, working_folder) or path(env.get("HERMES_PM_CORE_LOCK"), working_folder)
+                 or path(pm.get("core_lock"), in_home))
     if flags.find_links:
-        find_links = tuple(find_link(p, Path.cwd(), "--find-links") for p in flags.find_links)
+        find_links = tuple(find_link(p, working_folder(), "--find-links") for p in flags.find_links)
     elif env.get("HERMES_PM_FIND_LINKS"):
-        find_links = tuple(find_link(p, Path.cwd(), "HERMES_PM_FIND_LINKS")
+        find_links = tuple(find_link(p, working_folder(), "HERMES_PM_FIND_LINKS")
                            for p in split_find_links(env["HERMES_PM_FIND_LINKS"]))
     else:
         configured = pm.get("find_links") or []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._output import say, table
+from ._output import say, table, terminal_safe
 
 
 def render(data: dict[str, Any]) -> str:
@@ -17,7 +17,8 @@ def render(data: dict[str, Any]) -> str:
             f"(Python {target['python']}, {target['platform']}) in {data.get('seconds', 0.0):.2f}s")
     rows = [[p["name"], p["version"], ", ".join(dict.fromkeys(_who(o) for o in p["required_by"]))]
             for p in packages]
-    return head + "\n" + table(rows, ["package", "version", "required by"])
+    # plugin names come from folder names: escaped, so that none can drive the terminal
+    return terminal_safe(head + "\n" + table(rows, ["package", "version", "required by"]))
 
 
 def show(data: dict[str, Any], warnings: list[str]) -> None:

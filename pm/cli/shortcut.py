@@ -17,6 +17,7 @@ printing need are loaded here: this runs before the rest of pm is imported.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -32,6 +33,8 @@ from ..errors import EXIT_FAILURE, PmError
 #: Bumped when what a record holds, or what it must match, changes.
 FORMAT = 1
 FOLDER = "shortcuts-v1"
+#: Records kept (the newest); each is a receipt of a few to a few hundred kB.
+KEEP = 64
 
 
 def key(argv: Sequence[str], environ: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
@@ -62,6 +65,14 @@ def answer(argv: Sequence[str]) -> int | None:
     Nothing is printed, and no receipt written, unless the answer is taken."""
     if "resolve" not in argv:
         return None
+    try:
+        return _answer(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)  # as the full command says it
+        return EXIT_FAILURE
+
+
+def _answer(argv: Sequence[str]) -> int | None:
     started = time.perf_counter()
     try:
         from ..index.cache import Cache, default_cache_dir
@@ -98,8 +109,18 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
     try:
         Store(folder).write_bytes(folder / f"{key(argv)}.json",  # 0600: it holds a receipt
                                   json.dumps(record, separators=(",", ":"), default=str).encode(), mode=0o600)
+        _prune(folder)
     except MISSES:
         pass
+
+
+def _prune(folder: Path) -> None:
+    """Keep the :data:`KEEP` newest records: the key holds the whole environment, so every new
+    terminal session may leave one behind."""
+    records = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if entry.name.endswith(".json")]
+    for _, path in sorted(records)[:-KEEP]:
+        with contextlib.suppress(FileNotFoundError):  # another pm pruned it first
+            os.unlink(path)
 
 
 def _load(path: Path) -> dict[str, Any] | None:

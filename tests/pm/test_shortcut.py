@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from pm.cli import shortcut
 from pm.index.cache import Cache
 from pm.testing import LocalIndex, add_plugin, make_home
 from pm.testing.index import PRESETS
@@ -564,3 +565,30 @@ def test_receipts_removed_are_written_anew_by_the_shortcut(setup: Setup) -> None
     shutil.rmtree(setup.home / "pm")
     assert setup.shortcut_taken()
     assert len(list((setup.home / "pm" / "receipts").glob("*-resolve-*.json"))) == 1
+
+
+def test_records_are_pruned_to_the_newest(setup: Setup) -> None:
+    folder = setup.home.parent / "cache" / "shortcuts-v1"
+    for number in range(shortcut.KEEP + 5):
+        old = folder / f"{number:064x}.json"
+        old.write_text("{}")
+        os.utime(old, (1, 1))
+    setup.run("--json")  # a new command line: answered in full, remembered
+    kept = sorted(folder.iterdir())
+    assert len(kept) == shortcut.KEEP
+    assert setup.shortcut_taken("--json"), "the newest record is among those kept"
+
+
+def test_a_deleted_working_folder_is_no_traceback(setup: Setup) -> None:
+    gone = setup.home.parent / "gone"
+    gone.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    done = subprocess.run(["sh", "-c", script, "sh", str(gone), *setup.argv], env=setup.env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    relative = [*setup.argv[:-4], "--core", "core.toml", "--core-lock", str(setup.home.parent / "lock.txt")]
+    gone.mkdir()
+    done = subprocess.run(["sh", "-c", script, "sh", str(gone), *relative], env=setup.env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "the current folder no longer exists" in done.stderr

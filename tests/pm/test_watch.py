@@ -122,3 +122,12 @@ def test_the_default_bundled_folders_are_watched_even_when_absent(tmp_path: Path
     (tmp_path / "repo" / "plugins" / "memory").mkdir(parents=True)
     assert discover.default_bundled() == tmp_path / "repo" / "plugins" / "memory"
     assert not _watch.unchanged(watch.seen)
+
+
+def test_plugin_names_in_the_table_cannot_drive_the_terminal() -> None:
+    receipt = {"seconds": 0, "target": {"python": "3.11.7", "platform": "linux"},
+               "inputs": {"plugins": [{"name": "x\x1b[2J", "status": "member"}]},
+               "resolution": {"packages": [{"name": "a", "version": "1", "required_by": [
+                   {"kind": "plugin", "plugin": "x\x1b[2J"}]}]}}
+    shown = _resolved.render(receipt)
+    assert "\x1b" not in shown and "x\\x1b[2J" in shown
