@@ -160,7 +160,6 @@ def commands() -> set[str]:
 #: pm modules no test imports yet, and why. Keep this short; it is a to-do list, not a way out.
 NOT_IMPORTED_BY_A_TEST = {
     "pm.__main__": "the `python -m pm` entry point: tests/pm/generations run it as a real process",
-    "pm.resolver.lookahead": "exercised through resolve_union; its own tests belong to the resolver speed work",
 }
 
 

@@ -12,6 +12,7 @@
 - :mod:`pm.index.cache` — :class:`Cache`, the on-disk page and metadata cache shared by homes.
 - :mod:`pm.index.http` — :class:`HttpClient` (keep-alive, redirects, timeouts) and
   :class:`InFlight` (each fetch once, however many threads ask).
+- :mod:`pm.index.concurrency` — how many threads fetch at once: from the cores and the latency.
 
 :func:`open_sources` builds the combination that index settings describe.
 """
@@ -91,7 +92,7 @@ def open_sources(
     offline: bool,
     cache_dir: Path | str | None = None,
     timeout: float = 30.0,
-    workers: int = 16,
+    workers: int | None = None,
     tags: Iterable[str] | None = None,
 ) -> MultiSource:
     """The sources for these settings: each index URL in order, then each find-links entry (a
@@ -101,8 +102,9 @@ def open_sources(
     project exists. Every index and page shares one on-disk :class:`Cache` at ``cache_dir``
     (default: :func:`default_cache_dir`). ``tags``: the target's supported wheel tags; index pages
     are then digested for that target (see :mod:`pm.index.project`), None keeps every file.
-    Nothing is fetched here. The caller MUST ``close()`` the result (or use it in ``with``) to
-    stop background fetching.
+    ``workers`` fixes each index's fetch threads; None sizes them from the cores and the index's
+    latency (:mod:`pm.index.concurrency`). Nothing is fetched here. The caller MUST ``close()``
+    the result (or use it in ``with``) to stop background fetching.
     """
     from .cache import Cache
     from .findlinks import FindLinksSource

@@ -9,6 +9,7 @@ Nothing they do needs finishing: every cache write is a temp file + rename.
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 from collections.abc import Callable
@@ -19,11 +20,16 @@ T = TypeVar("T")
 
 
 class DaemonPool(Executor):
-    """Up to ``workers`` daemon threads, started as work arrives; same contract as an Executor."""
+    """Up to ``workers`` daemon threads, started as work arrives; same contract as an Executor.
+
+    The bound can change while the pool runs (:meth:`resize`): fetches are sized by the index's
+    latency, which is known only once its first answers are in (:mod:`.concurrency`).
+    """
 
     def __init__(self, workers: int, name: str) -> None:
         self._workers = max(1, workers)
         self._name = name
+        self._numbers = itertools.count()
         self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = (
             queue.SimpleQueue())
         self._lock = threading.Lock()
@@ -37,10 +43,34 @@ class DaemonPool(Executor):
                 raise RuntimeError("cannot schedule new futures after shutdown")
             self._queue.put((future, lambda: fn(*args, **kwargs), ()))
             if len(self._threads) < self._workers:
-                thread = threading.Thread(target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True)
-                self._threads.append(thread)
-                thread.start()
+                self._start()
         return future
+
+    @property
+    def workers(self) -> int:
+        """The current bound on threads."""
+        return self._workers
+
+    @property
+    def threads(self) -> int:
+        """Threads started and not yet ended (at most :attr:`workers` once surplus ones finish)."""
+        with self._lock:
+            return len(self._threads)
+
+    def resize(self, workers: int) -> None:
+        """Allow up to ``workers`` threads from now on: work already queued starts at once on new
+        threads; threads over the bound end after their current task."""
+        with self._lock:
+            self._workers = max(1, workers)
+            if not self._closed:
+                for _ in range(min(self._workers - len(self._threads), self._queue.qsize())):
+                    self._start()
+
+    def _start(self) -> None:
+        """Start one more thread (the lock held)."""
+        thread = threading.Thread(target=self._work, name=f"{self._name}-{next(self._numbers)}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._lock:
@@ -71,3 +101,13 @@ class DaemonPool(Executor):
                 future.set_exception(exc)
             else:
                 future.set_result(result)
+            if self._surplus():
+                return
+
+    def _surplus(self) -> bool:
+        """Whether this thread is over the bound (then it leaves the pool and ends)."""
+        with self._lock:
+            if len(self._threads) <= self._workers:
+                return False
+            self._threads.remove(threading.current_thread())
+            return True

@@ -22,14 +22,17 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from concurrent.futures import Executor, Future
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .base import IndexFailure
+from .concurrency import Latency
+
+if TYPE_CHECKING:
+    from ._pool import DaemonPool
 
 USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
 DEFAULT_TIMEOUT = 30.0
-DEFAULT_WORKERS = 16
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: Errors that mean "the server closed a kept-alive connection": retry once on a fresh one.
 _DROPPED = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError,
@@ -73,7 +76,7 @@ class Response(NamedTuple):
     url: str
 
 
-def make_pool(workers: int = DEFAULT_WORKERS) -> Executor:
+def make_pool(workers: int) -> DaemonPool:
     """The pool a source fetches on in the background (daemon threads: see :mod:`._pool`)."""
     from ._pool import DaemonPool
 
@@ -86,7 +89,8 @@ class HttpClient:
     Contract: :meth:`get` either returns a response whose status is in ``ok`` or raises
     :class:`IndexFailure`; it never raises anything else for network trouble. Each call costs one
     round trip per redirect hop on a connection owned by the calling thread (no locks held while
-    waiting on the network).
+    waiting on the network). :attr:`latency` keeps the shortest time to first byte of its answers
+    (what the fetch threads are sized by: :mod:`.concurrency`).
     """
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT, max_redirects: int = 5,
@@ -103,6 +107,7 @@ class HttpClient:
         self._lock = threading.Lock()
         self._opened: list[http.client.HTTPConnection] = []
         self._credentials: dict[str, str] = {}
+        self.latency = Latency()
 
     def authorize(self, url: str) -> str:
         """Remember credentials written in ``url`` (``user:token@host``) for its host.
@@ -286,8 +291,11 @@ class HttpClient:
         for attempt in (1, 2):
             reused = connection.sock is not None
             try:
+                asked = time.monotonic()  # a fresh connection's connect counts too: Latency keeps the shortest
                 connection.request("GET", target, headers=dict(headers))
-                return connection.getresponse()
+                response = connection.getresponse()
+                self.latency.observe(time.monotonic() - asked)
+                return response
             except _DROPPED as exc:
                 connection.close()
                 if reused and attempt == 1:

@@ -28,7 +28,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from ._pages import html_entries
 from .base import FileLink, IndexFailure, Metadata
 from .cache import Cache
-from .http import DEFAULT_TIMEOUT, DEFAULT_WORKERS, HttpClient
+from .http import DEFAULT_TIMEOUT, HttpClient
 from .project import Digest, Entry, Project
 from .simple import OFFLINE_MISS, SimpleIndexSource
 
@@ -58,7 +58,7 @@ class FindLinksPage:
 
     def __init__(self, url: str, cache: Cache | None = None, *, offline: bool = False,
                  client: HttpClient | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 workers: int = DEFAULT_WORKERS, tags: Iterable[str] | None = None) -> None:
+                 workers: int | None = None, tags: Iterable[str] | None = None) -> None:
         # The reader reads this page and its files' metadata; it is never asked for a project page.
         self._reader = SimpleIndexSource(urljoin(url, "."), cache, offline=offline, client=client,
                                          timeout=timeout, workers=workers, tags=tags)

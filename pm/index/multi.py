@@ -86,6 +86,16 @@ class MultiSource:
     def links(self, name: NormalizedName) -> tuple[FileLink, ...]:
         return self.project(name).all_files()
 
+    def workers(self) -> int:
+        """How many threads may usefully fetch at once: the most any index allows now (see
+        :meth:`SimpleIndexSource.workers`); else ``$HERMES_PM_FETCH_WORKERS``, else one per core."""
+        found = [workers() for s in self.sources if callable(workers := getattr(s, "workers", None))]
+        if found:
+            return max(found)
+        from .concurrency import cpu_count, workers_setting
+
+        return workers_setting() or cpu_count()
+
     def metadata(self, link: FileLink) -> Metadata:
         owner = self._by_label.get(link.source)
         if owner is None:

@@ -30,7 +30,8 @@ from ._pages import ACCEPT, page_digest
 from ._ranges import file_metadata
 from .base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
 from .cache import Cache, PageHeader, max_age
-from .http import DEFAULT_TIMEOUT, DEFAULT_WORKERS, HttpClient, InFlight, make_pool
+from .concurrency import cpu_count, fetch_workers, workers_setting
+from .http import DEFAULT_TIMEOUT, HttpClient, InFlight, make_pool
 from .project import Digest, Project, tags_key
 
 OFFLINE_MISS = "not in the cache and --offline was given"
@@ -49,6 +50,10 @@ class SimpleIndexSource:
     fetch on the pool. A project the index answers 404 for has no links. ``offline=True`` never
     touches the network: cached pages and metadata only, else ``IndexFailure(url, OFFLINE_MISS)``.
     Call :meth:`close` (or use ``with``) to stop the pool and close connections.
+
+    Background fetches run on up to :meth:`workers` threads: ``workers`` when given, else
+    ``$HERMES_PM_FETCH_WORKERS``, else :func:`~.concurrency.fetch_workers` of the cores and of the
+    latency the client measures, re-sized as the index's first answers come in.
     """
 
     def __init__(
@@ -60,7 +65,7 @@ class SimpleIndexSource:
         client: HttpClient | None = None,
         executor: Executor | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        workers: int = DEFAULT_WORKERS,
+        workers: int | None = None,
         tags: Iterable[str] | None = None,
     ) -> None:
         self._own_client, self._own_pool = client is None, executor is None
@@ -70,7 +75,9 @@ class SimpleIndexSource:
         self.label = self.index_url
         self.cache = cache
         self.offline = offline
-        self._pool = executor if executor is not None else make_pool(workers)
+        self._cpus = cpu_count()
+        self._fixed = workers if workers is not None else workers_setting()
+        self._pool = executor if executor is not None else self._sized_pool()
         self.tags = frozenset(tags) if tags is not None else None
         self._tags_key = tags_key(self.tags)
         self._projects: InFlight[NormalizedName, Project] = InFlight(self._pool)
@@ -90,6 +97,18 @@ class SimpleIndexSource:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if self._own_client:
             self.client.close()
+
+    def workers(self) -> int:
+        """How many threads may fetch from this index at once, as of now (see the class)."""
+        if self._fixed is not None:
+            return self._fixed
+        return fetch_workers(self._cpus, self.client.latency.seconds())
+
+    def _sized_pool(self) -> Executor:
+        pool = make_pool(self.workers())
+        if self._fixed is None:
+            self.client.latency.listen(lambda latency: pool.resize(fetch_workers(self._cpus, latency)))
+        return pool
 
     def project_url(self, name: str) -> str:
         return f"{self.index_url}{canonicalize_name(name)}/"

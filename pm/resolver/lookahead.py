@@ -12,8 +12,9 @@ from .model import Req
 if TYPE_CHECKING:
     from .provider import Provider
 
-#: Threads that crawl ahead of resolvelib (they mostly wait on the source's fetches).
-_WORKERS = 16
+#: Threads that crawl ahead of resolvelib when the source does not say how many threads may
+#: fetch from it at once (a ``workers()`` method; an index sizes it from its latency).
+_WORKERS = 4
 
 
 class LookAhead:
@@ -22,10 +23,12 @@ class LookAhead:
 
     In the common case (little backtracking) resolvelib then finds every answer already fetched,
     so a resolution waits about twice per level of the dependency graph instead of twice per
-    package. It runs on its own daemon threads (a slow fetch never holds up the process's exit)
-    and only calls the source (thread-safe by contract) and the provider's pure helpers; it never
-    builds. Best effort: every error is dropped, because the resolver meets it again on its own
-    path and reports it there.
+    package. It runs on its own daemon threads (a slow fetch never holds up the process's exit),
+    as many as the source's ``workers()`` allows at the time (a crawl fetches on its own thread
+    when the page it needs is not started yet, so these threads fetch too, and more of them only
+    fight for the GIL), and only calls the source (thread-safe by contract) and the provider's
+    pure helpers; it never builds. Best effort: every error is dropped, because the resolver meets
+    it again on its own path and reports it there.
     """
 
     def __init__(self, provider: Provider) -> None:
@@ -43,9 +46,17 @@ class LookAhead:
                 return
             self._seen.add(req.name)
             self._queue.put(req)
-            if self._threads < _WORKERS:
-                self._threads += 1
-                threading.Thread(target=self._work, name="hermes-pm-lookahead", daemon=True).start()
+            if self._threads < self._limit():
+                self._start()
+
+    def _start(self) -> None:
+        """One more crawling thread (the lock held)."""
+        self._threads += 1
+        threading.Thread(target=self._work, name="hermes-pm-lookahead", daemon=True).start()
+
+    def _limit(self) -> int:
+        workers = getattr(self._provider.source, "workers", None)
+        return workers() if callable(workers) else _WORKERS
 
     def close(self) -> None:
         """Stop: queued crawls are dropped, running ones end after their current fetch."""
@@ -59,6 +70,22 @@ class LookAhead:
             while (req := self._queue.get()) is not None:
                 if not self._stopped:
                     self._crawl(req)
+                if self._refit():
+                    return
+
+    def _refit(self) -> bool:
+        """After each crawl, follow the source's limit, which moves as its latency becomes known:
+        start threads for waiting crawls while under it; True: this thread is over it and ends."""
+        with self._lock:
+            if self._stopped:
+                return False
+            limit = self._limit()
+            if self._threads > limit:
+                self._threads -= 1
+                return True
+            for _ in range(min(limit - self._threads, self._queue.qsize())):
+                self._start()
+            return False
 
     def _crawl(self, req: Req) -> None:
         provider = self._provider

@@ -153,3 +153,53 @@ def test_a_fresh_reuse_loads_neither_the_resolver_nor_the_index_client(capsys, h
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stderr.strip().splitlines()[-1]) == ["pm.resolver.model"]
+
+
+class _Revalidated:
+    """A source whose every page needs a request; counts requests running at once."""
+
+    def __init__(self, workers: int, changed: str | None = None) -> None:
+        import threading
+
+        self._workers, self.changed = workers, changed
+        self._lock = threading.Lock()
+        self.asked: list[str] = []
+        self.running = self.peak = 0
+
+    def workers(self) -> int:
+        return self._workers
+
+    def page_current(self, url: str, status: int, sha: str) -> bool | None:
+        return None
+
+    def unchanged(self, url: str, status: int, sha: str) -> bool:
+        import time
+
+        with self._lock:
+            self.asked.append(url)
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+        time.sleep(0.02)
+        with self._lock:
+            self.running -= 1
+        return url != self.changed
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_pages_are_revalidated_on_the_threads_the_source_allows(workers: int) -> None:
+    from pm.reuse import _pages_unchanged
+
+    pages = [(f"https://index.example/simple/p{i}/", 200, "sha") for i in range(12)]
+    source = _Revalidated(workers)
+    assert _pages_unchanged(source, pages)  # type: ignore[arg-type]
+    assert sorted(source.asked) == sorted(url for url, _, _ in pages)
+    assert source.asked[0] == pages[0][0] and source.peak == workers  # the first alone: it measures latency
+
+
+def test_a_changed_first_page_stops_the_revalidation() -> None:
+    from pm.reuse import _pages_unchanged
+
+    pages = [(f"https://index.example/simple/p{i}/", 200, "sha") for i in range(5)]
+    source = _Revalidated(4, changed=pages[0][0])
+    assert not _pages_unchanged(source, pages)  # type: ignore[arg-type]
+    assert source.asked == [pages[0][0]]

@@ -59,3 +59,37 @@ def test_the_process_exits_without_waiting_for_running_work(tmp_path: Path) -> N
     done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).resolve().parents[3])],
                           capture_output=True, text=True, timeout=25, check=True)
     assert done.stdout.strip() == "done" and time.monotonic() - started < 10
+
+
+def test_a_larger_bound_starts_threads_for_queued_work_at_once() -> None:
+    pool = DaemonPool(1, "t")
+    started = threading.Barrier(4)
+    running = threading.Event()
+    futures = [pool.submit(lambda: (running.set(), started.wait(5)))]
+    running.wait(timeout=5)
+    futures += [pool.submit(started.wait, 5) for _ in range(2)]
+    assert pool.threads == 1  # the other two wait in the queue
+    pool.resize(5)
+    started.wait(timeout=5)  # all three run at once: two more threads, not five
+    for future in futures:
+        future.result(timeout=5)
+    assert pool.workers == 5 and pool.threads == 3
+    pool.shutdown()
+
+
+def test_a_smaller_bound_ends_threads_after_their_task() -> None:
+    pool = DaemonPool(4, "t")
+    started, gate = threading.Barrier(5), threading.Event()
+    futures = [pool.submit(lambda: (started.wait(5), gate.wait(5))) for _ in range(4)]
+    started.wait(timeout=5)
+    pool.resize(1)
+    assert pool.threads == 4  # running tasks are never interrupted
+    gate.set()
+    for future in futures:
+        future.result(timeout=5)
+    deadline = time.monotonic() + 5
+    while pool.threads > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.threads == 1
+    assert pool.submit(lambda: "still works").result(timeout=5) == "still works"
+    pool.shutdown()
