@@ -43,24 +43,31 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class CountingServer:
-    """Answers ``per_connection`` requests on each connection, then closes it without saying so.
+def answer_ok(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 
-    With ``per_connection=1`` a keep-alive client finds every reused connection dropped.
-    ``connections`` counts the connections accepted; ``heads`` keeps every request's head.
+
+class RawServer:
+    """A bare HTTP/1.1 server on 127.0.0.1: on each connection it reads up to ``per_connection``
+    request heads, calling ``answer(conn)`` after each, then closes without saying so.
+
+    With ``per_connection=1`` a keep-alive client finds every reused connection dropped (unless
+    ``answer`` reads on by itself). ``connections`` counts the connections accepted; ``heads``
+    keeps every request's head, in order; ``url`` is the server's root plus ``path``.
     """
 
-    def __init__(self, per_connection: int) -> None:
+    def __init__(self, answer: Callable[[socket.socket], None], per_connection: int = 1, path: str = "") -> None:
+        self.answer = answer
         self.per_connection = per_connection
+        self.path = path
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.connections = 0
-        self.heads: list[str] = []  # request line and headers of every request, in order
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self.heads: list[str] = []
+        threading.Thread(target=self._serve, daemon=True).start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/page"
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}{self.path}"
 
     def _serve(self) -> None:
         while True:
@@ -69,9 +76,9 @@ class CountingServer:
             except OSError:
                 return
             self.connections += 1
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
 
-    def _answer(self, conn: socket.socket) -> None:
+    def _one(self, conn: socket.socket) -> None:
         with conn:
             buffer = b""
             for _ in range(self.per_connection):
@@ -81,21 +88,30 @@ class CountingServer:
                     buffer += chunk
                 head, buffer = buffer.split(b"\r\n\r\n", 1)
                 self.heads.append(head.decode("latin-1"))
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                try:
+                    self.answer(conn)
+                except OSError:
+                    return
 
     def close(self) -> None:
         self.listener.close()
 
 
 @pytest.fixture
-def counting_server() -> Iterator[Callable[[int], CountingServer]]:
-    """``counting_server(per_connection)``: a started :class:`CountingServer`."""
-    started: list[CountingServer] = []
+def serve() -> Iterator[Callable[..., RawServer]]:
+    """``serve(answer, per_connection=1, path="")``: a started :class:`RawServer`."""
+    started: list[RawServer] = []
 
-    def start(per_connection: int) -> CountingServer:
-        started.append(CountingServer(per_connection))
+    def start(answer: Callable[[socket.socket], None], per_connection: int = 1, path: str = "") -> RawServer:
+        started.append(RawServer(answer, per_connection, path))
         return started[-1]
 
     yield start
     for server in started:
         server.close()
+
+
+@pytest.fixture
+def counting_server(serve: Callable[..., RawServer]) -> Callable[[int], RawServer]:
+    """``counting_server(per_connection)``: a started server answering ``ok`` at ``/page``."""
+    return lambda per_connection: serve(answer_ok, per_connection, "/page")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import gzip
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,52 +15,6 @@ import pytest
 from pm.index.base import IndexFailure
 from pm.index.http import HttpClient
 from pm.testing.cli import latest, pm
-
-
-class RawServer:
-    """Answers every request on 127.0.0.1 by calling ``answer(conn)`` after reading the head."""
-
-    def __init__(self, answer: Callable[[socket.socket], None]) -> None:
-        self.answer = answer
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
-
-    def _one(self, conn: socket.socket) -> None:
-        with conn:
-            buffer = b""
-            while b"\r\n\r\n" not in buffer:
-                if not (chunk := conn.recv(4096)):
-                    return
-                buffer += chunk
-            try:
-                self.answer(conn)
-            except OSError:
-                pass
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[Callable[[socket.socket], None]], RawServer]]:
-    started: list[RawServer] = []
-
-    def start(answer: Callable[[socket.socket], None]) -> RawServer:
-        started.append(RawServer(answer))
-        return started[-1]
-
-    yield start
-    for server in started:
-        server.listener.close()
 
 
 def drip(conn: socket.socket) -> None:
