@@ -17,15 +17,13 @@ zip, a truncated or inconsistent answer: :class:`IndexFailure` naming the URL.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import tempfile
-from typing import IO
 
 from ._metadata import archive_metadata, metadata_entry
 from ._zipdir import ZipFormatError, data_span, find_directory, members, read_member
 from .base import FileLink, IndexFailure, LookAheadSkipped
-from .http import BodyTooLarge, HttpClient, Response, Sink
+from .http import BodyTooLarge, HashingSink, HttpClient, Response, Sink
 
 #: Bytes asked for by the first (suffix) request: as uv does. Measured on real wheels (pip,
 #: setuptools): 16 KiB reads METADATA in 3 requests and ~20-40 KB, below uv's HEAD + 3 ranges;
@@ -154,18 +152,6 @@ def range_metadata(remote: RangeFile, filename: str) -> bytes:
         return read_member(remote.read, member)
     except ZipFormatError as exc:
         raise IndexFailure(remote.url, f"not a readable wheel (zip, read by range): {exc.detail}") from None
-
-
-class HashingSink:
-    """Writes through to ``file`` while computing the sha256 of what went by."""
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self.file = file
-        self.hash = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        return self.file.write(data)
 
 
 def file_metadata(client: HttpClient, link: FileLink, url: str, *, ahead: bool) -> tuple[bytes, bool]:

@@ -26,7 +26,7 @@ from ..uv import Uv, UvError
 from ._metadata import parse_metadata, wheel_metadata
 from .base import FileLink, IndexFailure, Metadata
 from .cache import default_cache_dir
-from .http import HttpClient
+from .http import HashingSink, HttpClient
 
 BUILDS = "builds"
 _TAIL_LINES = 12
@@ -136,7 +136,7 @@ class SdistBuilder:
                 raise IndexFailure(url, "building needs the sdist, which is not downloaded, and --offline was given")
             path = work / link.filename
             with path.open("wb") as handle:
-                sink = _Hashing(handle)
+                sink = HashingSink(handle)
                 self.client.get(url, sink=sink)
                 digest = sink.hash.hexdigest()
         if link.sha256 and link.sha256.lower() != digest:
@@ -194,18 +194,6 @@ class SdistBuilder:
                 raise
             return found
         return self.root / sha256 / wheel.name
-
-
-class _Hashing:
-    """Writes through to ``file`` while hashing what went by."""
-
-    def __init__(self, file: object) -> None:
-        self.file = file
-        self.hash = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        return self.file.write(data)  # type: ignore[attr-defined, no-any-return]
 
 
 def uv_builder(python: str, index_urls: Iterable[str], find_links: Iterable[Path | str], *, offline: bool,

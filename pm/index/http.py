@@ -10,6 +10,7 @@ threads ask for it, on the caller's thread or on a pool.
 from __future__ import annotations
 
 import base64
+import hashlib
 import http.client
 import math
 import os
@@ -54,6 +55,23 @@ class Sink(Protocol):
     """Where a streamed body goes (a binary file, or a hashing wrapper around one)."""
 
     def write(self, data: bytes, /) -> object: ...
+
+
+class HashingSink:
+    """Writes through to ``file`` (or nowhere) while keeping the sha256 and the size of what went
+    by: a download hashed as it streams, or only hashed."""
+
+    def __init__(self, file: Sink | None = None) -> None:
+        self.file = file
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        self.size += len(data)
+        if self.file is not None:
+            self.file.write(data)
+        return len(data)
 
 
 class BodyTooLarge(IndexFailure):

@@ -17,7 +17,6 @@ as pip and uv do for such pages).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
@@ -28,20 +27,9 @@ from packaging.utils import NormalizedName, canonicalize_name
 from ._pages import html_entries
 from .base import FileLink, IndexFailure, Metadata
 from .cache import Cache
-from .http import DEFAULT_TIMEOUT, HttpClient
+from .http import DEFAULT_TIMEOUT, HashingSink, HttpClient
 from .project import Digest, Entry, Project
 from .simple import OFFLINE_MISS, SimpleIndexSource
-
-
-def project_of(filename: str) -> NormalizedName | None:
-    """The project a wheel or sdist file name belongs to (None: neither), without validating it."""
-    if filename.endswith(".whl"):
-        head = filename.split("-", 1)[0]
-    elif filename.endswith((".tar.gz", ".zip")):
-        head = filename.rsplit("-", 1)[0] if "-" in filename else ""
-    else:
-        return None
-    return canonicalize_name(head) if head else None
 
 
 class FindLinksPage:
@@ -93,8 +81,8 @@ class FindLinksPage:
             self._base = header.final_url or self.page_url
             grouped: dict[NormalizedName, list[Entry]] = {}
             for entry in html_entries(body, self._base):
-                if (name := project_of(entry[0])) is not None:
-                    grouped.setdefault(name, []).append(entry)
+                if (link := FileLink.parse(entry[0], self._base)) is not None:
+                    grouped.setdefault(link.name, []).append(entry)
             self._grouped = grouped
         return self._grouped
 
@@ -141,7 +129,7 @@ class FindLinksPage:
         if self.offline:
             raise IndexFailure(url, f"the find-links page gives no sha256 for this file, and hashing it needs a "
                                     f"download; {OFFLINE_MISS}")
-        sink = _Digesting()
+        sink = HashingSink()
         self._reader.client.get(url, sink=sink)
         return replace(link, sha256=sink.hash.hexdigest(), size=sink.size)
 
@@ -150,16 +138,3 @@ class FindLinksPage:
 
     def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
         return self._reader.unchanged(url, status, body_sha256)
-
-
-class _Digesting:
-    """A sink that keeps nothing but the sha256 and the size of what went by."""
-
-    def __init__(self) -> None:
-        self.hash = hashlib.sha256()
-        self.size = 0
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        self.size += len(data)
-        return len(data)

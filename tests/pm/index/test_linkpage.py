@@ -11,8 +11,9 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from pm.index import IndexFailure, open_sources
+from pm.index.base import FileLink
 from pm.index.cache import Cache
-from pm.index.linkpage import FindLinksPage, project_of
+from pm.index.linkpage import FindLinksPage
 from pm.testing import LocalIndex, build_packages
 
 SPEC = {"alpha": {"1.0": [], "2.0": ["beta>=1"]}, "Beta.Pkg": {"1.0": {"sdist": True}}}
@@ -24,7 +25,13 @@ def page(tmp_path: Path):
         yield served
 
 
+def project_of(filename: str) -> str | None:
+    link = FileLink.parse(filename, "http://i/links/" + filename)
+    return None if link is None else link.name
+
+
 def test_project_names_come_from_file_names() -> None:
+    """The page's files are grouped by the project FileLink reads from each name."""
     assert project_of("Foo_Bar-1.0-py3-none-any.whl") == "foo-bar"
     assert project_of("foo.bar-2.0.tar.gz") == "foo-bar"
     assert project_of("foo-bar-2.0.zip") == "foo-bar"
