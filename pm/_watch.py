@@ -24,10 +24,6 @@ from typing import Any
 MAX_HASHED = 1024 * 1024
 
 
-#: The value of a refused file: :func:`file_state` never returns it.
-REFUSED = "refused"
-
-
 class Watch:
     """The observations of one command, in the order made (a key is observed once)."""
 
@@ -58,10 +54,9 @@ def note_file(path: os.PathLike[str] | str, data: bytes | None = None) -> None:
 
 
 def note_refused(path: os.PathLike[str] | str) -> None:
-    """``path`` was refused (unreadable, too big, not UTF-8, escaping): an observation that never
-    holds again, so nothing decided over a refused file is answered from memory."""
-    if _active is not None:
-        _active.seen["f:" + os.fspath(path)] = REFUSED
+    """``path`` was refused (unreadable, too big, not UTF-8, escaping): nothing decided over a
+    refused file is answered from memory (:func:`note_unwatchable`)."""
+    note_unwatchable(f"refused {os.fspath(path)}")
 
 
 def note_folder(path: os.PathLike[str] | str) -> None:

@@ -38,11 +38,11 @@ from .union import Origin
 _FORMAT = 3
 
 
-def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate: str | None,
+def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, key: str, candidate: str | None,
                     builder: Builder | None, cache: Cache) -> tuple[Resolution, bool]:
-    """``(resolution, reused)``: the stored resolution when its pages are unchanged, else a new one
-    (stored for next time when the source can say which pages it read)."""
-    key = reuse_key(inputs, candidate, policy)
+    """``(resolution, reused)``: the resolution stored under ``key`` (:func:`reuse_key`) when its
+    pages are unchanged, else a new one (stored for next time when the source can say which pages
+    it read)."""
     found = lookup(cache, key, source)
     if found is not None:
         return found, True
@@ -55,14 +55,15 @@ def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, candidate
     return resolution, False
 
 
-def fresh_resolution(inputs: Inputs, policy: Policy, *, candidate: str | None, cache: Cache) -> Resolution | None:
-    """The stored resolution when every page it read is still fresh in the cache (or offline, in
-    it at all): no source, no request, no index client loaded. None when any page must be asked."""
-    stored = _stored(cache, reuse_key(inputs, candidate, policy))
+def fresh_resolution(cache: Cache, key: str, *, offline: bool) -> Resolution | None:
+    """The resolution stored under ``key`` when every page it read is still fresh in the cache
+    (or, ``offline``, in it at all): no source, no request, no index client loaded. None when any
+    page must be asked."""
+    stored = _stored(cache, key)
     if stored is None:
         return None
     pages, resolution = stored
-    return resolution if cache.pages_current(pages, offline=inputs.settings.offline) else None
+    return resolution if cache.pages_current(pages, offline=offline) else None
 
 
 def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:
@@ -90,28 +91,34 @@ def lookup(cache: Cache, key: str, source: Source) -> Resolution | None:
 
 
 def _stored(cache: Cache, key: str) -> tuple[list[tuple[str, int, str]], Resolution] | None:
-    return _parsed(cache.get_result(key))
+    entry = _entry(cache.get_result(key))
+    if entry is None:
+        return None
+    try:
+        return entry[0], resolution_from_json(entry[1])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def stored_as(cache: Cache, key: str, resolution: Resolution) -> tuple[list[tuple[str, int, str]], bytes] | None:
     """The pages read for the resolution stored under ``key``, and that entry's bytes, when the
     stored resolution is ``resolution`` (another process may have stored another one since):
-    what :mod:`pm.cli.shortcut` remembers an answer by."""
+    what :mod:`pm.cli.shortcut` remembers an answer by. Compared as the JSON :func:`remember` wrote."""
     data = cache.get_result(key)
-    stored = _parsed(data)
-    if data is None or stored is None or resolution_to_json(stored[1]) != resolution_to_json(resolution):
+    entry = _entry(data)
+    if data is None or entry is None or entry[1] != json.loads(json.dumps(resolution_to_json(resolution))):
         return None
-    return stored[0], data
+    return entry[0], data
 
 
-def _parsed(data: bytes | None) -> tuple[list[tuple[str, int, str]], Resolution] | None:
+def _entry(data: bytes | None) -> tuple[list[tuple[str, int, str]], Any] | None:
+    """A results entry's pages, and its resolution as JSON data; None when damaged."""
     if data is None:
         return None
     try:
         stored = json.loads(data)
-        pages = [(str(url), int(status), str(sha)) for url, status, sha in stored["pages"]]
-        return pages, resolution_from_json(stored["resolution"])
-    except (ValueError, KeyError, TypeError, AttributeError):
+        return [(str(url), int(status), str(sha)) for url, status, sha in stored["pages"]], stored["resolution"]
+    except (ValueError, KeyError, TypeError):
         return None
 
 

@@ -50,14 +50,15 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     settings = inputs.settings
     if settings.cutoff is not None or settings.find_links or done.receipt.path is None:
         return
+    key = done.stored_under
+    if key is None:
+        return
     try:
         from ..index.cache import Cache
-        from ..ops.resolve import check_candidate
-        from ..ops.transaction import cache_dir, policy_of
-        from ..reuse import reuse_key, stored_as
+        from ..ops.transaction import cache_dir
+        from ..reuse import stored_as
 
         cache = Cache(cache_dir())
-        key = reuse_key(inputs, check_candidate(inputs, args.candidate), policy_of(inputs))
         stored = stored_as(cache, key, done.resolution)
         if stored is not None:
             pages, entry = stored

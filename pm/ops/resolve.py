@@ -41,7 +41,7 @@ def resolve(home: Path, options: Options | None = None, reporter: Reporter = SIL
         return resolution
 
     txn = transaction(home, kind, work, options, reporter, candidate=candidate, lock=False)
-    return Result(txn.receipt, txn.inputs, txn.value)
+    return Result(txn.receipt, txn.inputs, txn.value, txn.stored_under)
 
 
 def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | None:
@@ -51,18 +51,19 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     from .. import resolver  # its names load on first use: a reused resolution needs none of them
     from ..index.cache import Cache  # the index client loads only when a page must be asked for
     from ..records import resolution_to_json
-    from ..reuse import fresh_resolution, resolve_reusing
+    from ..reuse import fresh_resolution, resolve_reusing, reuse_key
 
     inputs, receipt = txn.gathered, txn.receipt
     started = time.perf_counter()
-    key = check_candidate(inputs, candidate)
+    proposed = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
+    txn.stored_under = stored = reuse_key(inputs, proposed, policy)
     try:
-        resolution, reused = fresh_resolution(inputs, policy, candidate=key, cache=cache), True
+        resolution, reused = fresh_resolution(cache, stored, offline=inputs.settings.offline), True
         if resolution is None:
             with source_of(inputs) as source:
-                resolution, reused = resolve_reusing(inputs, source, policy, candidate=key,
+                resolution, reused = resolve_reusing(inputs, source, policy, key=stored, candidate=proposed,
                                                      builder=builder_of(inputs, policy), cache=cache)
     except resolver.Conflict as conflict:  # evaluated only when something was raised
         _conflicted(txn, conflict)

@@ -46,6 +46,7 @@ class Transaction:
     store: Store
     inputs: Inputs | None = None
     value: Any = None
+    stored_under: str | None = None  # the results-cache key of its resolution (pm.reuse)
 
     def gather(self, candidate: str | None = None, *, owner: Path | None = None) -> Inputs:
         """Gather the inputs (with ``candidate`` proposed in ``owner``'s config) and start the
@@ -70,11 +71,12 @@ class Transaction:
 @dataclass(frozen=True)
 class Result:
     """What an operation did: its finished, written ``receipt``, the ``inputs`` it read and, when
-    it resolved, the ``resolution``."""
+    it resolved, the ``resolution`` and the results-cache key it is stored under (``stored_under``)."""
 
     receipt: Receipt
     inputs: Inputs | None = None
     resolution: Resolution | None = None
+    stored_under: str | None = None
 
     @property
     def code(self) -> int:
