@@ -90,6 +90,7 @@ class HomeSelection:
     name: str  # "" for the primary home, else the profile name
     config: HomeConfig
     members: tuple[str, ...]  # member keys in selection order
+    missing_provider: str | None = None  # memory.provider when nothing here provides it
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,9 @@ def select(
         judged = [_judge(p, config, python_version, host_version) for p in plugins]
         notices += _config_notices(config, plugins, name)
         members = tuple(s.plugin.key for s in _in_selection_order(judged, config) if s.is_member)
-        home_selections.append(HomeSelection(path, name, config, members))
+        provider = config.memory_provider
+        missing = provider if provider and is_safe_key(provider) and not provides(plugins, provider) else None
+        home_selections.append(HomeSelection(path, name, config, members, missing))
         for verdict in judged:
             _merge(verdicts, verdict, str(path))
     notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"

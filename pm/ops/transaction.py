@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import managed
+from ..commands import hermes
 from ..config import read_config
 from ..errors import InputError, PmError
 from ..inputs import Inputs, gather
@@ -53,7 +54,7 @@ class Transaction:
         receipt from them; a second call (after config edits) starts it anew."""
         inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner)
         self.inputs = inputs
-        start(self.receipt, inputs)
+        start(self.receipt, inputs, self.options.shown_home)
         return inputs
 
     @property
@@ -83,11 +84,17 @@ class Result:
         return self.receipt.exit_code
 
 
-def start(receipt: Receipt, inputs: Inputs) -> Receipt:
-    """Fill the receipt's target, inputs and the selection's notices from ``inputs``."""
+def start(receipt: Receipt, inputs: Inputs, shown_home: Path | None = None) -> Receipt:
+    """Fill the receipt's target, inputs and the selection's notices from ``inputs``; a configured
+    memory provider that is not installed is also a next step (``hermes update``, with
+    ``shown_home``)."""
     receipt.target = inputs.target.to_receipt()
     receipt.inputs = inputs.to_receipt()
     receipt.warnings[:] = [*inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    for home in inputs.selection.homes:
+        if home.missing_provider is not None and receipt.kind != "update":
+            receipt.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
+                                          "this installs it from the catalog (the agent runs without its memory until then)")
     return receipt
 
 

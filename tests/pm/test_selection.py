@@ -98,6 +98,7 @@ def test_missing_memory_provider_is_a_notice_not_silence(tmp_path):
         f"{home / 'config.yaml'}: memory.provider names 'honcho', but no memory provider of that name is "
         "installed (run `hermes update` to install it from the catalog)",
     )
+    assert [h.missing_provider for h in selection.homes] == ["honcho"]
 
 
 def test_memory_provider_earlier_source_wins_and_the_shadowed_root_is_reported(tmp_path):

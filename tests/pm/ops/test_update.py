@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from agent.cli import main
@@ -70,7 +71,10 @@ def test_existing_different_plugin_needs_force(env, provider_repo, tmp_path):
 def test_update_installs_the_missing_provider_and_syncs(env, provider_repo, capsys):
     repo, commit = provider_repo
     home = home_with_provider(env, catalog(env, repo, commit))
-    assert main(["update", "--home", str(home)]) == 0
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    (step,) = json.loads((home / "pm/receipts/latest.json").read_text())["next_steps"]
+    assert step["command"] == shlex.join(["hermes", "update", "--home", str(home)])  # the one to run, in the receipt
+    assert main(shlex.split(step["command"])[1:]) == 0
     assert f"installed memory provider 'honcho' ({commit})" in capsys.readouterr().err
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
