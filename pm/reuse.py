@@ -3,7 +3,7 @@
 A successful resolution is stored in the cache (``results-v1``) under a key made of everything
 that decides it — the inputs' fingerprint (declarations, selection, core and its lock, target,
 index URLs, find-links folders, policies), the candidate, the exact exclude-newer cutoff, the
-contents of every find-links folder, and pm's version — together with every index page and
+contents of every find-links folder, and the digest of pm's own code — together with every index page and
 find-links page the resolution read, each as (status, sha256 of its body). It is reused only
 while each of those pages is unchanged: a page still fresh by its Cache-Control max-age counts
 without a request, a stale one is revalidated (one conditional request, in parallel); any
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from . import __version__
+from . import _code
 from .index.base import FileLink, Source
 from .index.cache import Cache
 from .inputs import Inputs
@@ -66,8 +66,9 @@ def fresh_resolution(cache: Cache, key: str, *, offline: bool) -> Resolution | N
     return resolution if cache.pages_current(pages, offline=offline) else None
 
 
-def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy) -> str:
-    blob = [_FORMAT, __version__, inputs.fingerprint, candidate,
+def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy, cache_root: Path) -> str:
+    """Everything a stored resolution answers for, pm's own code included (:mod:`pm._code`)."""
+    blob = [_FORMAT, _code.digest(cache_root), inputs.fingerprint, candidate,
             policy.exclude_newer.isoformat() if policy.exclude_newer else None,
             [_folder_state(folder) for folder in inputs.settings.find_link_folders]]
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import packaging
 
+from . import _code
 from ._watch import note_stat, note_unwatchable
 from .errors import TargetError, UsageError
 
@@ -170,8 +171,11 @@ def _cache_key(python: str) -> str | None:
         real = os.stat(os.path.realpath(python))
     except OSError:
         return None  # the probe says what is wrong
+    from .index.cache import default_cache_dir
+
     blob = json.dumps([1, os.path.abspath(python), real.st_size, real.st_mtime_ns, packaging.__version__,
-                       sys.executable if python == sys.executable else None])
+                       sys.executable if python == sys.executable else None,
+                       _code.digest(default_cache_dir())])  # the probe's code is pm's
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -3,7 +3,7 @@ answer, without parsing anything or loading the resolver.
 
 After a resolve that ended ``ok``, :func:`remember` stores, under a key made of the command line,
 the working folder, the whole environment, the interpreter running pm (its options and
-``sys.path``), pm's version and whether the output streams are terminals: the finished receipt,
+``sys.path``), the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the finished receipt,
 what the inputs were read from (every file's bytes, folder listing, real path and program
 identity noted by :mod:`pm._watch` while the command ran) and the index pages the resolution was read from. :func:`answer` takes the
 shortcut only when every one of those observations is made the same way again and every page is
@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, _watch
+from .. import _code, _watch
 from ..errors import EXIT_FAILURE, PmError
 
 #: Bumped when what a record holds, or what it must match, changes.
@@ -37,11 +37,13 @@ FOLDER = "shortcuts-v1"
 KEEP = 64
 
 
-def key(argv: Sequence[str], environ: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
-    """Everything outside the files that can change a resolve's answer or how it is printed.
-    Raises OSError when the working folder is gone (no shortcut then)."""
+def key(argv: Sequence[str], cache_root: Path, environ: Mapping[str, str] | None = None,
+        cwd: str | None = None) -> str:
+    """Everything outside the files that can change a resolve's answer or how it is printed, pm's
+    own code included (its digest is kept under ``cache_root``). Raises OSError when the working
+    folder is gone (no shortcut then)."""
     environ = os.environ if environ is None else environ
-    blob = [FORMAT, __version__, sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
+    blob = [FORMAT, _code.digest(cache_root), sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
             sorted(environ.items()), _isatty(sys.stdout), _isatty(sys.stderr),
             sys.path, list(sys.flags)]  # python -E, -I, -S or a .pth file: installed metadata read elsewhere
     return hashlib.sha256(json.dumps(blob).encode("utf-8", "surrogateescape")).hexdigest()
@@ -78,7 +80,7 @@ def _answer(argv: Sequence[str]) -> int | None:
         from ..index.cache import Cache, default_cache_dir
 
         cache = Cache(default_cache_dir())
-        record = _load(cache.root / FOLDER / f"{key(argv)}.json")
+        record = _load(cache.root / FOLDER / f"{key(argv, cache.root)}.json")
         if record is None or not _still(record, cache):
             return None
         data, said = dict(record["receipt"]), [str(w) for w in record["said"]]
@@ -107,7 +109,7 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
               "said": list(said), "receipt": written}
     folder = cache_root / FOLDER
     try:
-        Store(folder).write_bytes(folder / f"{key(argv)}.json",  # 0600: it holds a receipt
+        Store(folder).write_bytes(folder / f"{key(argv, cache_root)}.json",  # 0600: it holds a receipt
                                   json.dumps(record, separators=(",", ":"), default=str).encode(), mode=0o600)
         _prune(folder)
     except MISSES:

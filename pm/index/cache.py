@@ -13,6 +13,8 @@ Layout under the cache root (``$HERMES_PM_CACHE_DIR``, else ``$XDG_CACHE_HOME/he
                                                no hash vouched for it (the build re-checks it)
     results-v1/<ab>/<key>                      a reusable resolution (pm.reuse)
     targets-v1/<ab>/<key>                      an interpreter's tags and markers (pm.target)
+    code-v1/<signature of pm's files>          the digest of pm's own code (pm._code), which every
+                                               digest, result, target and shortcut key includes
 
 Every write goes to a temporary file in the destination folder, then ``os.replace``: a reader
 sees the old entry or the new one, never a partial one, whatever other processes do. A cache

@@ -25,6 +25,7 @@ from urllib.parse import urldefrag
 
 from packaging.utils import NormalizedName, canonicalize_name
 
+from .. import _code
 from ._metadata import parse_metadata, require_static
 from ._pages import ACCEPT, page_digest
 from ._ranges import file_metadata
@@ -80,6 +81,8 @@ class SimpleIndexSource:
         self._pool = executor if executor is not None else self._sized_pool()
         self.tags = frozenset(tags) if tags is not None else None
         self._tags_key = tags_key(self.tags)
+        #: Digests are keyed on the code that parsed them too: an edited parser digests again.
+        self._code = _code.digest(cache.root) if cache is not None else ""
         self._projects: InFlight[NormalizedName, Project] = InFlight(self._pool)
         self._metadata: InFlight[FileLink, Metadata] = InFlight(self._pool)
         #: Every page read, URL -> (status, body sha256): what a reused resolution depends on.
@@ -197,7 +200,7 @@ class SimpleIndexSource:
         """What the page means for this source's target: from the cache when this body was digested
         before (whatever its URL), else parsed once and stored."""
         key = hashlib.sha256(f"{header.body_sha256}|{header.final_url}|{header.content_type}|"
-                             f"{self._tags_key}".encode()).hexdigest()
+                             f"{self._tags_key}|{self._code}".encode()).hexdigest()
         if self.cache is not None and (stored := self.cache.get_digest(key)) is not None:
             try:
                 return Digest.from_bytes(stored)

@@ -58,7 +58,7 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     proposed = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
-    txn.stored_under = stored = reuse_key(inputs, proposed, policy)
+    txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
     try:
         resolution, reused = fresh_resolution(cache, stored, offline=inputs.settings.offline), True
         if resolution is None:

@@ -71,12 +71,12 @@ def test_an_unknown_observation_is_a_change() -> None:
     assert not _watch.unchanged({"x:/": "1"})
 
 
-def test_the_shortcut_key_covers_command_line_environment_and_folder() -> None:
-    base = shortcut.key(["python -m pm", "resolve"], {"A": "1"}, "/w")
-    assert base == shortcut.key(["python -m pm", "resolve"], {"A": "1"}, "/w")
-    assert len({base, shortcut.key(["python -m pm", "resolve", "--json"], {"A": "1"}, "/w"),
-                shortcut.key(["python -m pm", "resolve"], {"A": "2"}, "/w"),
-                shortcut.key(["python -m pm", "resolve"], {"A": "1"}, "/v")}) == 4
+def test_the_shortcut_key_covers_command_line_environment_and_folder(tmp_path: Path) -> None:
+    base = shortcut.key(["python -m pm", "resolve"], tmp_path, {"A": "1"}, "/w")
+    assert base == shortcut.key(["python -m pm", "resolve"], tmp_path, {"A": "1"}, "/w")
+    assert len({base, shortcut.key(["python -m pm", "resolve", "--json"], tmp_path, {"A": "1"}, "/w"),
+                shortcut.key(["python -m pm", "resolve"], tmp_path, {"A": "2"}, "/w"),
+                shortcut.key(["python -m pm", "resolve"], tmp_path, {"A": "1"}, "/v")}) == 4
 
 
 def test_a_resolution_is_rendered_from_its_receipt() -> None:
