@@ -21,6 +21,7 @@ from typing import Any
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from ._watch import note_file, note_folder, note_stat
 from .store import Store, StoreError
 
 GENERATION_FILE = "generation.json"
@@ -63,6 +64,7 @@ class Generation:
         installed at its recorded version (judged from ``*.dist-info`` names, not imports).
         """
         found: list[str] = []
+        note_stat(self.python)
         if not self.python.exists():
             found.append(f"its interpreter {self.python} is missing")
         installed = installed_versions(self.site_packages)
@@ -118,9 +120,13 @@ def create(home: Path, store: Store, fingerprint: str) -> tuple[str, Path]:
 
 def read_state(home: Path) -> dict[str, Any]:
     """``state.json`` (``selected``, ``previous``); an absent or unreadable file selects nothing."""
+    path = home / "pm" / STATE_FILE
     try:
-        data = json.loads((home / "pm" / STATE_FILE).read_text())
+        raw = path.read_bytes()
+        note_file(path, raw)  # what is selected decides a no-op (pm.cli.shortcut)
+        data = json.loads(raw)
     except (OSError, ValueError):
+        note_file(path)
         data = None
     if not isinstance(data, dict):
         return {"selected": None, "previous": None}
@@ -134,8 +140,11 @@ def load(home: Path, generation_id: str | None) -> Generation | None:
         return None
     path = root(home) / generation_id
     try:
-        record = json.loads((path / GENERATION_FILE).read_text())
+        raw = (path / GENERATION_FILE).read_bytes()
+        note_file(path / GENERATION_FILE, raw)
+        record = json.loads(raw)
     except (OSError, ValueError):
+        note_file(path / GENERATION_FILE)
         return None
     if not isinstance(record, dict) or "fingerprint" not in record:
         return None
@@ -205,6 +214,7 @@ def find_built(home: Path, fingerprint: str, *, exclude: str | None = None) -> G
 
 def all_ids(home: Path) -> list[str]:
     """Every generation folder (complete or not), oldest first."""
+    note_folder(root(home))
     try:
         entries = os.scandir(root(home))
     except OSError:
@@ -214,6 +224,7 @@ def all_ids(home: Path) -> list[str]:
 
 
 def is_complete(home: Path, generation_id: str) -> bool:
+    note_folder(root(home) / generation_id)  # its generation.json written or removed
     return (root(home) / generation_id / GENERATION_FILE).is_file()
 
 
@@ -237,6 +248,7 @@ def installed_versions(site: Path) -> dict[NormalizedName, Version]:
     the distribution's metadata, so it is the installed version, whatever a module says.
     """
     found: dict[NormalizedName, Version] = {}
+    note_folder(site)  # a distribution installed, removed or replaced renames an entry here
     try:
         entries = os.listdir(site)
     except OSError:

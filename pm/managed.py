@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import generations
+from ._watch import note_file
 from .errors import PmError
 
 ENV = "HERMES_PM_MANAGED"
@@ -109,6 +110,7 @@ def _clean(text: str) -> str:
 
 
 def _read_marker(path: Path) -> tuple[str, str] | None:
+    note_file(path)  # (pm.cli.shortcut) a marker that appears or changes is a change
     try:
         with path.open("rb") as handle:
             data = handle.read(_MAX_MARKER_BYTES)

@@ -21,6 +21,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from . import generations
+from ._watch import note_file, note_folder, note_stat
 from .generations import Generation, installed_versions
 from .inputs import Inputs, gather
 from .settings import Flags
@@ -66,7 +67,7 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "origin": self.origin.to_json(), "ready": self.ready,
-                "changed": self.changed, "unmet": list(self.unmet)}
+                "changed": self.changed, "unmet": list(self.unmet), "detail": self.detail()}
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
     inputs_changed = (recorded != inputs.declared_fingerprint if recorded
                       else generation.fingerprint != inputs.fingerprint)
     problems = [INPUTS_CHANGED] if inputs_changed else []
+    note_stat(generation.python)
     if not generation.python.exists():
         problems.append(f"generation {generation.id} is damaged: its interpreter {generation.python} is missing")
     return Readiness(generation, verdicts, inputs_changed, tuple(problems))
@@ -229,12 +231,15 @@ def _requires(site: Path, name: str, version: Version, extra: str,
 
 
 def _metadata(site: Path, name: str, version: Version) -> Any:
+    note_folder(site)
     folder = _dist_info_folders(str(site), _stamp(site)).get((name, version))
     if folder is not None:
         try:
-            return HeaderParser().parsestr((folder / "METADATA").read_text(errors="replace"))
+            raw = (folder / "METADATA").read_bytes()
+            note_file(folder / "METADATA", raw)
+            return HeaderParser().parsestr(raw.decode("utf-8", errors="replace"))
         except OSError:
-            pass
+            note_file(folder / "METADATA")
     return HeaderParser().parsestr("")
 
 

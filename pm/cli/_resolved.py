@@ -3,9 +3,10 @@ rendering for a resolution found now, reused from the cache, or answered by :mod
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from ._output import say, table, terminal_safe
+from ._output import paint, say, table, terminal_safe
 
 
 def render(data: dict[str, Any]) -> str:
@@ -25,7 +26,7 @@ def show(data: dict[str, Any], warnings: list[str]) -> None:
     """A resolution for a person: the table on stdout, the resolver's ``warnings`` on stderr."""
     print(render(data))
     for warning in warnings:
-        say(f"warning: {warning}")
+        say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
 
 
 def _who(origin: dict[str, Any]) -> str:

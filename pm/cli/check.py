@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._watch import note_code, watching
 from ..ops.check import check
-from ..readiness import Readiness, Verdict
 from ._common import home_of, options_from
-from ._output import emit_json, paint, reporter_for, table, tell_failed, tell_receipt
+from ._output import emit_json, reporter_for, tell_failed, tell_receipt
+from ._summaries import readiness
 from .resolve import tell_resolved
+from .shortcut import remember_plain
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +21,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    done = check(home_of(args), options_from(args), reporter_for(args.json or args.quiet), candidate=args.candidate)
+    with watching() as watch:
+        done = check(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
+                     candidate=args.candidate)
+        note_code("packaging", "yaml")
     receipt = done.receipt
+    if done.readiness is not None and args.candidate is None:  # --with may resolve: never from memory
+        remember_plain(args, "check", watch.seen, receipt.written, [])
     if done.readiness is None:
         tell_failed(receipt, args.json)
         return done.code
@@ -29,26 +36,12 @@ def run(args: argparse.Namespace) -> int:
         return done.code
     if done.dry_run is not None:
         tell_resolved(done.dry_run)  # the conflict above the verdict
-    print(render(done.readiness))
+    assert receipt.written is not None
+    print(readiness(receipt.written))
     if done.candidate is not None:
         print(render_candidate(done.candidate))
     tell_receipt(receipt)
     return done.code
-
-
-def render(readiness: Readiness) -> str:
-    if readiness.generation is None:
-        return f"{paint('not ready', 'red')}: " + "; ".join(readiness.problems)
-    head = paint("ready", "green") if readiness.ready else paint("not ready", "red")
-    lines = [f"{head}: generation {readiness.generation.id}"]
-    lines += [f"  {p}" for p in readiness.problems]
-    rows = [[v.name, _shown(v), v.detail()] for v in readiness.verdicts]
-    lines.append(table(rows, ["origin", "verdict", "reason"]))
-    return "\n".join(lines)
-
-
-def _shown(verdict: Verdict) -> str:
-    return "ready" if verdict.ready else "NOT READY"
 
 
 def render_candidate(candidate: dict[str, Any]) -> str:

@@ -63,8 +63,8 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
         if stored is not None:
             pages, entry = stored
             seen = {**watch.seen, f"f:{cache.result_file(key)}": hashlib.sha256(entry).hexdigest()}
-            remember(entry_argv, seen, written, done.resolution.warnings, pages, offline=settings.offline,
-                     cache_root=cache.root)
+            remember(entry_argv, "resolve", seen, written, done.resolution.warnings, pages,
+                     offline=settings.offline, cache_root=cache.root)
     except MISSES:
         pass
 

@@ -1,18 +1,21 @@
-"""The shortcut: an identical ``hermes pm resolve`` over unchanged files answers from its last
-answer, without parsing anything or loading the resolver.
+"""The shortcut: an identical ``hermes pm resolve``, ``sync`` or ``check`` over unchanged files
+answers from its last answer, without parsing anything or loading the resolver.
 
-After a resolve that ended ``ok``, :func:`remember` stores, under a key made of the command line,
-the working folder, the whole environment, the interpreter running pm (its options and
-``sys.path``), the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the finished receipt,
-what the inputs were read from (every file's bytes, folder listing, real path and program
-identity noted by :mod:`pm._watch` while the command ran) and the index pages the resolution was read from. :func:`answer` takes the
-shortcut only when every one of those observations is made the same way again and every page is
-still fresh in the cache by its own max-age (offline: still there) — exactly when the full
-command would reuse the same resolution — and then writes a new receipt (new times, the same
-findings, ``reused_resolution``) and prints what the full command prints. Anything else (a
-changed file, a stale page, an unreadable record, another command) is a miss: the full command
-runs, and it decides. Only stdlib modules, :mod:`pm._watch` and what writing a receipt and
-printing need are loaded here: this runs before the rest of pm is imported.
+After a resolve that ended ``ok``, a sync that found nothing to do, or a check (of the selection
+as it is, no ``--with``), :func:`remember` stores, under a key made of the command line, the
+working folder, the whole environment, the interpreter running pm (its options and ``sys.path``),
+the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the
+finished receipt, what the command read (every file's bytes, folder listing, real path and
+program identity noted by :mod:`pm._watch` while it ran: the inputs, and for sync and check the
+selection state, the selected generation's record, interpreter and installed metadata) and the
+index pages a resolution was read from. :func:`answer` takes the shortcut only when every one of
+those observations is made the same way again and every page is still fresh in the cache by its
+own max-age (offline: still there) — exactly when the full command would give the same answer —
+and then writes a new receipt (new times, the same findings, ``shortcut``) and prints what the
+full command prints. Anything else (a changed file, a stale page, an unreadable record, another
+command) is a miss: the full command runs, and it decides. Only stdlib modules, :mod:`pm._watch`,
+:mod:`pm._code` and what writing a receipt and printing need are loaded here: this runs before
+the rest of pm is imported.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from .. import _code, _watch
 from ..errors import EXIT_FAILURE, PmError
 
 #: Bumped when what a record holds, or what it must match, changes.
-FORMAT = 1
+FORMAT = 2
 FOLDER = "shortcuts-v1"
+#: The commands whose answers are remembered.
+COMMANDS = ("resolve", "sync", "check")
 #: Records kept (the newest); each is a receipt of a few to a few hundred kB.
 KEEP = 64
 
@@ -65,7 +70,7 @@ MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError
 def answer(argv: Sequence[str]) -> int | None:
     """Answer ``argv`` from its shortcut and return the exit code, or None (a miss: run it).
     Nothing is printed, and no receipt written, unless the answer is taken."""
-    if "resolve" not in argv:
+    if not any(command in argv for command in COMMANDS):  # the record's key holds the whole command line
         return None
     try:
         return _answer(argv)
@@ -83,11 +88,11 @@ def _answer(argv: Sequence[str]) -> int | None:
         record = _load(cache.root / FOLDER / f"{key(argv, cache.root)}.json")
         if record is None or not _still(record, cache):
             return None
-        data, said = dict(record["receipt"]), [str(w) for w in record["said"]]
+        command, data, said = str(record["command"]), dict(record["receipt"]), [str(w) for w in record["said"]]
         home = Path(data["home"])
-        if not home.is_dir():
+        if command not in COMMANDS or not home.is_dir():
             return None
-        code, path, shown = _write(home, data, started, json_output="--json" in argv)
+        code, path, shown = _write(home, command, data, started, json_output="--json" in argv)
     except MISSES:
         return None
     try:
@@ -98,14 +103,14 @@ def _answer(argv: Sequence[str]) -> int | None:
     return code
 
 
-def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str, Any], said: Sequence[str],
-             pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path) -> None:
-    """Store the shortcut of a finished ``ok`` resolve (its receipt as ``written``, what it
-    printed as warnings in ``said``). Never fails the command: a cache that cannot be written
-    only costs speed."""
+def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], written: dict[str, Any],
+             said: Sequence[str], pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path) -> None:
+    """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
+    as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
+    cache that cannot be written only costs speed."""
     from ..store import Store
 
-    record = {"format": FORMAT, "seen": seen, "pages": [list(p) for p in pages], "offline": offline,
+    record = {"format": FORMAT, "command": command, "seen": seen, "stamps": _watch.vouch(seen), "pages": [list(p) for p in pages], "offline": offline,
               "said": list(said), "receipt": written}
     folder = cache_root / FOLDER
     try:
@@ -114,6 +119,18 @@ def remember(argv: Sequence[str], seen: dict[str, str | None], written: dict[str
         _prune(folder)
     except MISSES:
         pass
+
+
+def remember_plain(args: Any, command: str, seen: dict[str, str | None], written: dict[str, Any] | None,
+                   said: Sequence[str]) -> None:
+    """:func:`remember` an answer that read no index page (a no-op sync, a check), when the
+    command was started from a command line pm knows."""
+    entry_argv = getattr(args, "entry_argv", None)
+    if not entry_argv or written is None:
+        return
+    from ..ops.transaction import cache_dir
+
+    remember(entry_argv, command, seen, written, said, [], offline=False, cache_root=cache_dir())
 
 
 def _prune(folder: Path) -> None:
@@ -139,37 +156,59 @@ def _still(record: dict[str, Any], cache: Any) -> bool:
     """Every observation made the same way again, every page fresh (or, offline, there)."""
     try:
         pages = [(str(url), int(status), str(sha)) for url, status, sha in record["pages"]]
-        return _watch.unchanged(dict(record["seen"])) and cache.pages_current(pages, offline=bool(record["offline"]))
+        stamps = {str(k): str(v) for k, v in dict(record.get("stamps") or {}).items()}
+        return (_watch.unchanged(dict(record["seen"]), stamps)
+                and cache.pages_current(pages, offline=bool(record["offline"])))
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
 
 
-def _write(home: Path, data: dict[str, Any], started: float, *, json_output: bool) -> tuple[int, Path, str | None]:
-    """Write the new receipt: its exit code, its path and the table to print (None with --json).
+def _write(home: Path, command: str, data: dict[str, Any], started: float, *,
+           json_output: bool) -> tuple[int, Path, Shown | None]:
+    """Write the new receipt: its exit code, its path and what to print (None with --json).
     Raises (a miss) before anything is written when the record does not make a receipt."""
     from ..ops.receipts import write_data
     from ..receipt import now
-    from ._resolved import render
 
     data["started_at"] = now()
     data["seconds"] = round(time.perf_counter() - started, 3)
-    data["reused_resolution"] = True
+    if command == "resolve":
+        data["reused_resolution"] = True
     data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
     data["finished_at"] = now()
-    code, shown = int(data["exit_code"]), None if json_output else render(data)
+    code, shown = int(data["exit_code"]), None if json_output else _shown(command, data)
     return code, write_data(home, data), shown  # StoreError: a miss (the full command reports it)
 
 
-def _tell(data: dict[str, Any], said: list[str], path: Path, shown: str | None) -> None:
+#: What a command prints: data for stdout (or None) and lines for stderr, before its warnings.
+Shown = tuple[str | None, list[str]]
+
+
+def _shown(command: str, data: dict[str, Any]) -> Shown:
+    """The same rendering as the full command's, from the receipt."""
+    if command == "resolve":
+        from ._resolved import render
+
+        return render(data), []
+    from ._summaries import readiness, synced
+
+    return (None, synced(data)) if command == "sync" else (readiness(data), [])
+
+
+def _tell(data: dict[str, Any], said: list[str], path: Path, shown: Shown | None) -> None:
     """Print the answer as the full command does (after the receipt is written, whatever happens
     while printing is this command's, as in the full command: running that now would write a
     second receipt and print the answer twice)."""
-    from ._output import emit_json, say
+    from ._output import emit_json, paint, say
 
     if shown is None:
         emit_json(data | {"receipt_path": str(path)})
         return
-    print(shown)
+    out, lines = shown
+    if out is not None:
+        print(out)
+    for line in lines:
+        say(line)
     for warning in said:
-        say(f"warning: {warning}")
+        say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
     say(f"receipt: {path}")

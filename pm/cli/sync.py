@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._watch import note_code, watching
 from ..errors import EXIT_OK
-from ..ops.sync import sync, sync_from
+from ..ops.sync import ALREADY, sync, sync_from
 from ..receipt import Receipt
 from ._common import add_lock_option, home_of, options_from
 from ._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
+from ._summaries import synced
 from .resolve import tell_resolved
+from .shortcut import remember_plain
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -33,9 +36,15 @@ def run(args: argparse.Namespace) -> int:
     home, options, reporter = home_of(args), options_from(args), reporter_for(args.json or args.quiet)
     if getattr(args, "from_file", None):
         done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs)
-    else:
+        report(done.receipt, json_output=args.json)
+        return done.code
+    with watching() as watch:
         done = sync(home, options, reporter)
+        note_code("packaging", "yaml")
     report(done.receipt, json_output=args.json)
+    written = done.receipt.written
+    if done.code == EXIT_OK and written is not None and written.get("message") == ALREADY:
+        remember_plain(args, "sync", watch.seen, written, done.receipt.warnings)  # the next no-op, from memory
     return done.code
 
 
@@ -54,12 +63,9 @@ def report(receipt: Receipt, *, json_output: bool) -> None:
 
 def tell_synced(receipt: Receipt) -> None:
     """What a sync did: the selected generation, or the conflict, refusal or failure."""
-    gen = receipt.generation
-    if receipt.exit_code == EXIT_OK and gen is not None:
-        say(receipt.extra.get("message", ""))
-        say(f"generation {gen['id']} is selected: {gen['path']}")
-        if gen["restart_required"]:
-            say("running hermes processes keep their generation until they restart")
+    if receipt.exit_code == EXIT_OK and receipt.generation is not None and receipt.written is not None:
+        for line in synced(receipt.written):
+            say(line)
     elif receipt.failure is not None and receipt.failure["kind"] in ("inputs-changed", "no-inputs"):
         tell_failure(receipt)  # refused: …, then the commands that go on
         tell_steps(receipt.next_steps, header=False)

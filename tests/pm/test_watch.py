@@ -131,3 +131,89 @@ def test_plugin_names_in_the_table_cannot_drive_the_terminal() -> None:
                    {"kind": "plugin", "plugin": "x\x1b[2J"}]}]}}
     shown = _resolved.render(receipt)
     assert "\x1b" not in shown and "x\\x1b[2J" in shown
+
+
+# -- stat signatures that vouch for what was seen (no reading while they hold) ---------------------
+
+def _counting_looks(monkeypatch: Any) -> list[str]:
+    looked: list[str] = []
+    for kind, look in list(_watch._LOOKS.items()):
+        def counted(path: str, look: Any = look, kind: str = kind) -> Any:
+            looked.append(kind + path)
+            return look(path)
+        monkeypatch.setitem(_watch._LOOKS, kind, counted)
+    return looked
+
+
+def test_a_settled_file_and_folder_are_vouched_for_by_their_stat(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    (tmp_path / "plugin.yaml").write_text("name: maps\n")
+    seen = observe(tmp_path / "plugin.yaml", tmp_path)
+    stamps = _watch.vouch(seen)
+    assert set(stamps) == {f"f:{tmp_path / 'plugin.yaml'}", f"d:{tmp_path}"}  # not the real-path one
+    looked = _counting_looks(monkeypatch)
+    assert _watch.unchanged(seen, stamps)
+    assert [k for k in looked if k[:2] in ("f:", "d:")] == []  # neither read nor listed again
+
+
+def test_a_change_in_place_breaks_the_signature_and_is_read(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    manifest = tmp_path / "plugin.yaml"
+    manifest.write_text("name: maps\n")
+    seen = observe(manifest)
+    stamps = _watch.vouch(seen)
+    st = manifest.stat()
+    manifest.write_text("name: mapz\n")  # same size; mtime put back: the change time still moves
+    os.utime(manifest, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert not _watch.unchanged(seen, stamps)
+
+
+def test_what_changed_just_now_or_holds_links_is_never_vouched_for(tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / "fresh.yaml").write_text("x")
+    assert _watch.vouch(observe(tmp_path / "fresh.yaml")) == {}  # changed within SETTLED_NS
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "maps").symlink_to(target, target_is_directory=True)
+    seen = observe(tmp_path / "plugins")
+    assert _watch.vouch(seen) == {}
+    target.rmdir()
+    target.write_text("now a file")  # the folder's own stat is unchanged; what its link leads to is not
+    assert not _watch.unchanged(seen, _watch.vouch(seen) or {f"d:{tmp_path / 'plugins'}": "x"})
+
+
+def test_missing_and_odd_files_are_looked_at_each_time(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    os.mkfifo(tmp_path / "fifo")
+    seen = observe(tmp_path / "absent.yaml", tmp_path / "fifo")
+    assert _watch.vouch(seen) == {}
+    (tmp_path / "absent.yaml").write_text("now here")
+    assert not _watch.unchanged(seen, _watch.vouch(seen))
+
+
+def test_a_fifo_where_a_file_was_is_a_change_not_a_hang(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("plugins: {}\n")
+    seen = observe(config)
+    config.unlink()
+    os.mkfifo(config)  # nobody writes to it: opening it for reading would wait forever
+    assert not _watch.unchanged(seen)
+    assert _watch.file_state(config) == "not-a-file"
+
+
+def test_real_paths_resolved_folder_by_folder_agree_with_realpath(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    (tmp_path / "a" / "b" / "self").symlink_to(tmp_path / "a" / "b" / "f")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    paths = [tmp_path / "link" / "b" / "f", tmp_path / "link" / "b", tmp_path / "a" / "b" / "self",
+             tmp_path / "link" / "b" / "missing", tmp_path / "loop", tmp_path / "a" / ".." / "link", Path("rel")]
+    known: dict[str, str] = {}
+    for path in paths:
+        assert _watch._realpath(str(path), known) == os.path.realpath(path), path
+    seen = observe(*[p for p in paths if p.exists()])
+    (tmp_path / "link").unlink()
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "b")
+    assert not _watch.unchanged(seen)

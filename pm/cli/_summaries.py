@@ -1,0 +1,32 @@
+"""What ``hermes pm sync`` and ``hermes pm check`` print when they end well, read from their
+finished receipts: the one rendering for an answer found now or given by :mod:`pm.cli.shortcut`
+(which loads this before the rest of pm: only :mod:`pm.cli._output` is imported here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._output import paint, table
+
+
+def synced(data: dict[str, Any]) -> list[str]:
+    """The lines (for stderr) of a sync that selected a generation: what it did, which generation
+    is selected, and whether running processes must restart."""
+    gen = data["generation"]
+    lines = [str(data.get("message", "")), f"generation {gen['id']} is selected: {gen['path']}"]
+    if gen["restart_required"]:
+        lines.append("running hermes processes keep their generation until they restart")
+    return lines
+
+
+def readiness(data: dict[str, Any]) -> str:
+    """The verdict and the table of a finished check receipt (its ``readiness`` and ``generation``)."""
+    judged = data["readiness"]
+    if data.get("generation") is None:
+        return f"{paint('not ready', 'red')}: " + "; ".join(judged["problems"])
+    head = paint("ready", "green") if judged["ready"] else paint("not ready", "red")
+    lines = [f"{head}: generation {data['generation']['id']}"]
+    lines += [f"  {p}" for p in judged["problems"]]
+    rows = [[v["name"], "ready" if v["ready"] else "NOT READY", v["detail"]] for v in judged["plugins"]]
+    lines.append(table(rows, ["origin", "verdict", "reason"]))
+    return "\n".join(lines)
