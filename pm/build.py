@@ -71,7 +71,10 @@ def requirements_text(resolution: Resolution, inputs: Inputs | None = None) -> s
     lines = []
     for pin in resolution.pins:
         if not pin.link.sha256:
-            raise PmError(f"{pin.link.url}: the index gave no sha256 for this file; pm installs hashed files only")
+            raise PmError(f"{redact_url(pin.link.url)}: the index gave no sha256 for this file; "
+                          "pm installs hashed files only")
+        if defects := pin.defects():  # locks are data: a field that would break the line never reaches uv
+            raise PmError(f"refused to install {pin.name} {pin.version}: {'; '.join(defects)}")
         if pin.link.is_wheel:
             lines.append(f"{pin.name} @ {pin.link.url} --hash=sha256:{pin.link.sha256}")
         else:
@@ -243,14 +246,17 @@ def members(inputs: Inputs) -> list[dict[str, Any]]:
 
 
 def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> None:
-    """Every pin present at its version, metadata read by range equal to what was installed
+    """Every pin present at its version and nothing else installed, metadata read by range equal to what was installed
     (:mod:`pm.recheck`; a mismatch is an IndexFailure naming the file), and ``uv pip check``
     content."""
     site = generations.site_packages(venv, python_version)
     installed = generations.installed_versions(site)
     wrong = [f"{p.name}=={p.version} (found {installed.get(p.name, 'nothing')})"
              for p in resolution.pins if installed.get(p.name) != p.version]
+    pinned = {p.name for p in resolution.pins}
+    wrong += [f"{name} {version} (not in the resolution)" for name, version in sorted(installed.items())
+              if name not in pinned]
     if wrong:
-        raise VerifyError(f"{venv}: the new generation does not hold what was resolved: {', '.join(wrong)}")
+        raise VerifyError(f"{venv}: the new generation does not hold exactly what was resolved: {', '.join(wrong)}")
     check_unverified(site, resolution)
     uv.run("pip", "check", "--python", str(venv / "bin" / "python"))

@@ -12,12 +12,10 @@ Pure, except :func:`read_frozen` (reads FILE) and :func:`localize` (hashes ``--f
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ._files import read_text
 from .errors import InputError, PmError, Problem
@@ -34,7 +32,6 @@ if TYPE_CHECKING:
 MAX_FROZEN_BYTES = 16 * 1024 * 1024
 #: The markers a frozen file must share with the target (the patch version may differ).
 TARGET_KEYS = ("implementation_name", "python_version", "sys_platform", "platform_machine")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class FileMismatch(PmError):
@@ -199,12 +196,9 @@ def _receipt_resolution(path: Path, section: Any) -> Resolution:
 
 
 def _check_pin(path: Path, where: str, pin: Pin, before: list[Pin]) -> list[Problem]:
-    """A pin pm can build: hashed with sha256, fetched over http(s) or from a file, named once."""
-    problems = []
-    if not _SHA256.fullmatch(pin.link.sha256 or ""):
-        problems.append(Problem(path, where, f"needs a sha256 of 64 hex digits, got {pin.link.sha256!r}"))
-    if urlsplit(pin.link.url).scheme not in ("http", "https", "file"):
-        problems.append(Problem(path, where, f"url {pin.link.url!r} is not http(s) or file"))
+    """A pin pm can build (:meth:`Pin.defects`: every field what it says, hashed with sha256,
+    fetched over http(s) or from a file), named once."""
+    problems = [Problem(path, where, defect) for defect in pin.defects()]
     if any(p.name == pin.name for p in before):
         problems.append(Problem(path, where, "names a package a second time"))
     return problems

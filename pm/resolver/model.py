@@ -6,15 +6,22 @@ asked for it, so a conflict can be told in plugin words without re-running anyth
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import unquote, urlsplit
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
+#: A project name as PEP 508 allows it (already normalized pins are lower case with dashes).
+_NAME = re.compile(r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
 from ..index.base import FileLink, Metadata
+from ..settings import redact_url
 from ..union import Origin
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
@@ -132,6 +139,33 @@ class Pin:
     #: The core metadata the resolution used, kept when no hash vouched for it (read by range
     #: requests): the build checks the installed wheel's Requires-Dist/Requires-Python against it.
     unverified: Unverified | None = field(default=None, compare=False)
+
+    def defects(self) -> list[str]:
+        """Why this pin must not reach an installer (empty when it may). A pin is data from a
+        resolution, a receipt or anyone's lock, and the installer reads it as a line of text: each
+        field must be what it says — a project name, a 64-hex sha256, an http(s) or file URL
+        without whitespace or control characters that ends in the file's own name, and a file
+        whose name names this project at this version."""
+        found = []
+        if not _NAME.fullmatch(self.name) or canonicalize_name(self.name) != self.name:
+            found.append(f"name {self.name!r} is not a normalized project name")
+        if not _SHA256.fullmatch(self.link.sha256 or ""):
+            found.append(f"needs a sha256 of 64 hex digits, got {self.link.sha256!r}")
+        url = self.link.url
+        shown = redact_url(url)
+        if any(c.isspace() or not c.isprintable() for c in url):
+            found.append(f"url {shown!r} holds whitespace or control characters")
+        else:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https", "file"):
+                found.append(f"url {shown!r} is not http(s) or file")
+            elif unquote(parts.path).rpartition("/")[2] != self.link.filename:
+                found.append(f"url {shown!r} does not end in the file's name {self.link.filename!r}")
+        if (self.link.name, self.link.version) != (self.name, self.version):
+            found.append(f"file {self.link.filename!r} is not {self.name} {self.version}")
+        if self.link.size is not None and (not isinstance(self.link.size, int) or self.link.size < 0):
+            found.append(f"size {self.link.size!r} is not a number of bytes")
+        return found
 
 
 @dataclass(frozen=True)

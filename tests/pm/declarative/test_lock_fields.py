@@ -1,0 +1,110 @@
+"""Locks are data, never text: a pin from a receipt or a pylock given to ``sync --from`` is checked
+field by field before anything is built, and a built generation holds exactly its pins.
+
+The attack these stop: a pin whose URL carries a newline and a second requirement
+(``<url> --hash=…\\nother @ file:///…/other-6.6.6-py3-none-any.whl``) used to become a second
+line of the requirements handed to uv — ``other`` installed and selected, the receipt silent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pm import generations
+from pm.build import VerifyError, verify
+from pm.records import resolution_from_json
+from pm.testing import build_packages
+from pm.testing.cli import pm
+from pm.uv import Uv
+
+from .conftest import PINS
+from .test_frozen_sync import _resolved_on
+
+
+@pytest.fixture
+def other_wheel(tmp_path: Path) -> Path:
+    (built,) = build_packages(tmp_path / "smuggled", {"other": {"6.6.6": None}})
+    return built.path
+
+
+def _selected_ids(home: Path) -> str | None:
+    return generations.read_state(home).get("selected")
+
+
+def _edit_first_pin(receipt_file: Path, **fields: str) -> str:
+    data = json.loads(receipt_file.read_text())
+    pin = data["resolution"]["packages"][0]
+    for key, value in fields.items():
+        if key == "name":
+            pin["name"] = value
+        else:
+            pin["file"][key] = value
+    receipt_file.write_text(json.dumps(data))
+    return str(data["resolution"]["packages"][0]["name"])
+
+
+def test_a_url_that_smuggles_a_second_requirement_is_refused(home: Path, other_wheel: Path, capsys) -> None:
+    receipt_file = _resolved_on(home, capsys)
+    data = json.loads(receipt_file.read_text())
+    pin = data["resolution"]["packages"][0]
+    pin["file"]["url"] += f" --hash=sha256:{pin['file']['sha256']}\nother @ {other_wheel.as_uri()}"
+    receipt_file.write_text(json.dumps(data))
+    before = _selected_ids(home)
+
+    result = pm(capsys, home, "sync", "--from", str(receipt_file), "--ignore-inputs", "--json")
+
+    assert result.code == 1 and result.data["outcome"] == "failed", result.data
+    message = result.data["failure"]["message"]
+    assert f"resolution.packages[0] ({pin['name']})" in message and "holds whitespace or control characters" in message
+    assert str(receipt_file) in message
+    assert _selected_ids(home) == before
+    assert not list((home / "pm" / "generations").glob("*/venv/lib/*/site-packages/other-*"))
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    ({"name": "alpha\nother"}, "is not a normalized project name"),
+    ({"url": "ftp://example.invalid/alpha-1.0-py3-none-any.whl"}, "is not http(s) or file"),
+    ({"url": "https://example.invalid/other-6.6.6-py3-none-any.whl"}, "does not end in the file's name"),
+    ({"filename": "other-6.6.6-py3-none-any.whl",
+      "url": "https://example.invalid/other-6.6.6-py3-none-any.whl"}, "is not alpha 1.0"),
+    ({"sha256": "00" * 31}, "needs a sha256 of 64 hex digits"),
+])
+def test_each_field_of_a_pin_is_what_it_says(home: Path, capsys, fields: dict[str, str], said: str) -> None:
+    receipt_file = _resolved_on(home, capsys)
+    _edit_first_pin(receipt_file, **fields)
+    result = pm(capsys, home, "sync", "--from", str(receipt_file), "--ignore-inputs", "--json")
+    assert result.code == 1 and said in result.data["failure"]["message"], result.data["failure"]
+
+
+def test_a_pylock_url_with_a_newline_is_refused(home: Path, other_wheel: Path, capsys) -> None:
+    lock = home.parent / "pylock.toml"
+    assert pm(capsys, home, "export", "--format", "pylock", "-o", str(lock)).code == 0
+    text = lock.read_text()
+    first = text.index('url = "') + len('url = "')
+    end = text.index('"', first)
+    lock.write_text(text[:end] + f"\\nother @ {other_wheel.as_uri()}" + text[end:])  # a TOML string's \n
+
+    result = pm(capsys, home, "sync", "--from", str(lock), "--ignore-inputs", "--json")
+
+    assert result.code == 1 and "holds whitespace or control characters" in result.data["failure"]["message"]
+
+
+def test_a_generation_holding_more_than_its_pins_is_refused(home: Path, other_wheel: Path, wheels: Path, capsys,
+                                                            uv_bin: str, tmp_path: Path) -> None:
+    """Verification checks that nothing but the pins is installed, not only that the pins are."""
+    assert pm(capsys, home, "sync", "--json").code == 0
+    built = generations.selected(home)
+    assert built is not None and sorted(built.pins) == sorted(PINS)
+    venv = tmp_path / "copy" / "venv"
+    subprocess.run([uv_bin, "venv", "--quiet", str(venv)], check=True)
+    files = [wheels / p["file"]["filename"] for p in built.record["resolution"]["packages"]]
+    subprocess.run([uv_bin, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), "--no-deps",
+                    "--offline", "--no-index", *map(str, files), str(other_wheel)], check=True)
+    resolution = resolution_from_json(built.record["resolution"])
+    python_version = built.record["target"]["markers"]["python_version"]
+
+    with pytest.raises(VerifyError, match=r"other 6\.6\.6 \(not in the resolution\)"):
+        verify(venv, python_version, resolution, Uv(tmp_path / "uv-cache", binary=uv_bin))
