@@ -109,7 +109,8 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     progress(f"creating generation {gid}")
     pause_point("venv", home, store)
     uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
-    requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode())
+    requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode(),
+                                     mode=0o600)  # file URLs: private, as the generation's record
     pause_point("install", home, store)
     install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
             index_urls=(*inputs.settings.index_urls, *inputs.settings.find_link_pages))

@@ -51,10 +51,14 @@ class Store:
             raise StoreError(path, f"cannot create folder: {exc.strerror or exc}") from exc
         return path
 
-    def write_bytes(self, path: Path, data: bytes, *, mode: int = 0o644) -> Path:
-        """Replace ``path`` with ``data`` atomically; the file gets ``mode`` before it appears."""
+    def write_bytes(self, path: Path, data: bytes, *, mode: int | None = None) -> Path:
+        """Replace ``path`` with ``data`` atomically; the file gets ``mode`` before it appears.
+        Without one, a file that exists keeps its own (a config.yaml made 0600 because it holds
+        an index token stays 0600) and a new one is 0644."""
         self.check(path)
         self.mkdir(path.parent)
+        if mode is None:
+            mode = _mode_of(path, default=0o644)
         try:
             fd, temp = temp_beside(path.parent, f".{path.name}.", ".tmp")
             try:
@@ -72,7 +76,7 @@ class Store:
             raise StoreError(path, f"cannot write: {exc.strerror or exc}") from exc
         return path
 
-    def write_json(self, path: Path, data: Any, *, mode: int = 0o644) -> Path:
+    def write_json(self, path: Path, data: Any, *, mode: int | None = None) -> Path:
         text = json.dumps(data, indent=2, sort_keys=False, default=str) + "\n"
         return self.write_bytes(path, text.encode(), mode=mode)
 
@@ -105,6 +109,14 @@ class Store:
     def unlink(self, path: Path) -> None:
         self.check(path)
         path.unlink(missing_ok=True)
+
+
+def _mode_of(path: Path, *, default: int) -> int:
+    """The permission bits of the file at ``path`` (links followed), or ``default`` when none is there."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return default
 
 
 def _fsync_dir(folder: Path) -> None:

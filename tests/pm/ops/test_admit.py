@@ -201,3 +201,23 @@ def test_a_sync_whose_union_names_a_missing_project_keeps_the_selected_generatio
     assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("sync", "failed", "missing-project")
     assert [s["command"] for s in receipt["next_steps"]] == [
         f"hermes pm scan --home {home}", f"hermes pm sync --home {home}", f"hermes plugins disable a --home {home}"]
+
+
+def test_enable_and_disable_keep_the_mode_of_config_yaml(env):
+    """A config.yaml made private because it holds an index token stays private (it was made
+    0644 by every rewrite); the receipts and the generation's record of the run are private too."""
+    home = make_home(env)
+    (home / "config.yaml").chmod(0o600)
+    assert main(["plugins", "disable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").stat().st_mode & 0o777 == 0o600
+    assert main(["plugins", "enable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").stat().st_mode & 0o777 == 0o600
+    (home / "config.yaml").chmod(0o640)
+    assert main(["plugins", "disable", "a", "--home", str(home)]) == 0
+    assert (home / "config.yaml").stat().st_mode & 0o777 == 0o640
+    receipts = sorted((home / "pm" / "receipts").glob("*.json"))
+    assert len(receipts) >= 4 and {p.stat().st_mode & 0o777 for p in receipts} == {0o600}
+    generation = generations.previous(home) or generations.selected(home)
+    assert generation is not None
+    for name in ("generation.json", "requirements.txt"):
+        assert (generation.path / name).stat().st_mode & 0o777 == 0o600, name
