@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
+from .._urls import redact_url
 from .base import IndexFailure
 from .concurrency import Latency
 
@@ -181,9 +182,9 @@ class HttpClient:
             body = self._read(response, current, target, found.get("content-encoding"))
             if status not in ok:
                 reason = reason or _phrase(status)
-                raise IndexFailure(redact(current), f"HTTP {status} {reason}".rstrip())
+                raise IndexFailure(redact_url(current), f"HTTP {status} {reason}".rstrip())
             return Response(status, found, body, current)
-        raise IndexFailure(redact(url), f"too many redirects (more than {self.max_redirects})")
+        raise IndexFailure(redact_url(url), f"too many redirects (more than {self.max_redirects})")
 
     def close(self) -> None:
         """Close every connection this client opened (in any thread)."""
@@ -216,7 +217,7 @@ class HttpClient:
         connection = connections.get((parts.scheme, parts.hostname, parts.port))
         if connection is not None:
             connection.close()
-        raise BodyTooLarge(redact(url), size, limit)
+        raise BodyTooLarge(redact_url(url), size, limit)
 
     def _connection(self, scheme: str, host: str, port: int | None,
                     url: str) -> http.client.HTTPConnection:
@@ -235,7 +236,7 @@ class HttpClient:
             elif scheme == "http":
                 connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
             else:
-                raise IndexFailure(redact(url),
+                raise IndexFailure(redact_url(url),
                                    f"unsupported URL scheme {scheme!r} (http or https only)")
             connection._create_connection = _connect  # type: ignore[attr-defined]
             connections[key] = connection
@@ -299,7 +300,7 @@ class HttpClient:
         """Send the request and read the status line, retrying once on a dropped keep-alive."""
         parts = urlsplit(url)
         if not parts.hostname:
-            raise IndexFailure(redact(url), "URL has no host")
+            raise IndexFailure(redact_url(url), "URL has no host")
         host = parts.hostname
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         connection = self._connection(parts.scheme, host, parts.port, url)
@@ -318,10 +319,10 @@ class HttpClient:
                 connection.close()
                 if reused and attempt == 1:
                     continue
-                raise _failure(exc)(redact(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact_url(url), _describe(exc, self.timeout, host)) from None
             except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                raise _failure(exc)(redact(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact_url(url), _describe(exc, self.timeout, host)) from None
         raise AssertionError("unreachable")
 
     def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
@@ -349,7 +350,7 @@ class HttpClient:
         except (OSError, http.client.HTTPException, zlib.error) as exc:
             response.close()
             parts = urlsplit(url)
-            raise IndexFailure(redact(url), "while reading the body: "
+            raise IndexFailure(redact_url(url), "while reading the body: "
                                + _describe(exc, self.timeout, parts.hostname or "")) from None
         return b"".join(chunks)
 
@@ -415,7 +416,7 @@ class _Bound:
                          f"still sending after {self.deadline:g}s; given up (raise HERMES_PM_REQUEST_DEADLINE)")
 
     def _refuse(self, detail: str) -> None:
-        raise IndexFailure(redact(self.url), detail)
+        raise IndexFailure(redact_url(self.url), detail)
 
 
 _DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)
@@ -532,15 +533,6 @@ def netrc_header(host: str) -> str | None:
         return None
     login, _, password = found
     return "Basic " + base64.b64encode(f"{login}:{password or ''}".encode()).decode("ascii")
-
-
-def redact(url: str) -> str:
-    """``url`` with any password replaced by ``****`` (for messages and receipts)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:****@{parts.netloc.rsplit('@', 1)[1]}"
-    return parts._replace(netloc=netloc).geturl()
 
 
 def split_credentials(url: str) -> tuple[str, str | None]:

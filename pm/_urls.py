@@ -1,0 +1,21 @@
+"""URLs as pm shows them: the one redaction of credentials for every URL that reaches a message,
+a receipt, a record or a file (index, find-links, git, archive and pin URLs alike)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of a ``user:password@`` part replaced by ``****``, and a token
+    standing alone in the user part (``https://TOKEN@host/``) hidden whole."""
+    try:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            return url
+        user, _, host = parts.netloc.rpartition("@")
+        name, colon, _ = user.partition(":")
+        shown = f"{name}:****" if colon else "****"
+        return parts._replace(netloc=f"{shown}@{host}").geturl()
+    except ValueError:
+        return "<an unparsable URL>"
