@@ -9,15 +9,17 @@ new one is in place. Provenance (source, commit or sha256, time) goes to
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import lzma
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tarfile
-import urllib.request
+import time
 import uuid
 import zipfile
 import zlib
@@ -26,12 +28,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ._urls import redact_url
 from .catalog import Catalog, CatalogRefusal, Entry
 from .discover import PluginRoot, is_plugin_name
 from .errors import PmError, quote
+from .index.base import IndexFailure
+from .index.http import HashingSink, HttpClient, split_credentials
 from .names import BadName, check_name
 from .plugin import inspect
 from .store import Store
+from .uv import die_with_parent
 
 METADATA_FILE = ".install-metadata.json"
 _GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
@@ -56,7 +62,7 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     located = "/" in spec or "@" in spec or _exists(spec)
     entry = None if located else catalog.find(spec)
     if entry is None and not located:
-        raise CatalogRefusal(f"{quote(spec)} is not in the catalog ({catalog.file}), not a folder, and not a "
+        raise CatalogRefusal(f"{quote(redact_url(spec))} is not in the catalog ({catalog.file}), not a folder, and not a "
                              "git URL with a 40-hex commit (git+URL@COMMIT)")
     plugins = home / "plugins"
     store = Store(plugins)
@@ -80,14 +86,21 @@ def _refuse_unpinned_git(spec: str) -> None:
         if not at or "/" in ref:  # no ref at all (an @ inside ssh://git@host/... is not one)
             url, ref = body, ""
         got = f" (got {ref!r})" if ref else ""
-        raise InstallError(f"{spec}: a git source needs a pinned commit: git+{url}@<40-hex commit>{got}")
+        raise InstallError(f"{redact_url(spec)}: a git source needs a pinned commit: "
+                           f"git+{redact_url(url)}@<40-hex commit>{got}")
 
 
 def remove(home: Path, name: str) -> Path:
+    """Remove the installed plugin ``name`` (a link: the link only). A remove that was interrupted
+    after the folder went and before the install record was updated is finished here."""
     plugins = home / "plugins"
     store = Store(plugins)
     target = plugins / name
-    if not is_plugin_name(name) or "/" in name or ".." in name or not target.is_dir():
+    valid = is_plugin_name(name) and "/" not in name and ".." not in name
+    if valid and not target.exists() and not target.is_symlink() and name in _records(plugins):
+        _record(store, plugins, name, None)
+        return target
+    if not valid or not target.is_dir():
         raise InstallError(f"no installed plugin named {name!r} in {plugins}")
     if target.is_symlink():
         target.unlink()  # the link only: what it points to is not pm's to delete
@@ -103,16 +116,19 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
     now = datetime.now(timezone.utc).isoformat()
     if entry is not None and entry.git:
         src = _git(entry.git, entry.commit or "", staging / "src")
-        return src / entry.subdir, {"source": "catalog", "name": entry.name, "git": entry.git,
-                                    "commit": entry.commit, "subdir": entry.subdir, "installed_at": now}
+        return _inside(src, entry.subdir, redact_url(entry.git)), {
+            "source": "catalog", "name": entry.name, "git": redact_url(entry.git), "commit": entry.commit,
+            "subdir": entry.subdir, "installed_at": now}
     if entry is not None:
         src = _archive(entry.archive or "", entry.sha256 or "", staging / "src")
-        return src / entry.subdir, {"source": "catalog", "name": entry.name, "archive": entry.archive,
-                                    "sha256": entry.sha256, "subdir": entry.subdir, "installed_at": now}
+        return _inside(src, entry.subdir, redact_url(entry.archive or "")), {
+            "source": "catalog", "name": entry.name, "archive": redact_url(entry.archive or ""),
+            "sha256": entry.sha256, "subdir": entry.subdir, "installed_at": now}
     match = _GIT_SOURCE.match(spec)
     if match and not _is_dir(Path(spec)):
         src = _git(match["url"], match["commit"], staging / "src")
-        return src, {"source": "git", "git": match["url"], "commit": match["commit"], "installed_at": now}
+        _refuse_escaping_links(src, redact_url(match["url"]))
+        return src, {"source": "git", "git": redact_url(match["url"]), "commit": match["commit"], "installed_at": now}
     folder = Path(spec).expanduser().resolve()
     if not _is_dir(folder):
         raise InstallError(f"{quote(spec)}: no such folder")
@@ -122,38 +138,93 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
                            "plugins folder (give the plugin's own folder)")
     target = staging / "src"
     shutil.copytree(folder, target, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__", ".staging-*", ".removing-*"))
+    _refuse_escaping_links(target, str(folder))
     return target, {"source": "folder", "path": str(folder), "sha256": _tree_sha256(target), "installed_at": now}
 
 
+def _inside(src: Path, subdir: str, source: str) -> Path:
+    """The plugin root ``subdir`` of a fetched tree, refused when it (or a folder on the way) is a
+    link or leads outside the tree, or when a link inside it does."""
+    root = src / subdir if subdir not in ("", ".") else src
+    part = src
+    for name in Path(subdir).parts:
+        part = part / name
+        if part.is_symlink():
+            raise InstallError(f"{source}: subdir {subdir!r} passes through a symlink ({part.relative_to(src)}); "
+                               "refused: the plugin must be a folder of the source itself")
+    if not root.resolve().is_relative_to(src.resolve()):
+        raise InstallError(f"{source}: subdir {subdir!r} leads outside the source; refused")
+    if root.is_dir():
+        _refuse_escaping_links(root, source)
+    return root
+
+
+def _refuse_escaping_links(root: Path, source: str) -> None:
+    """The rule archives follow (tarfile's data filter), for git and folder sources too: a symlink
+    may point only at something inside the plugin — not at an absolute path, not up and out with
+    ``..`` (a link to ``../../config.yaml`` would hand a plugin the user's settings)."""
+    top = root.resolve()
+    for folder, subfolders, files in os.walk(root):
+        for name in (*subfolders, *files):
+            path = Path(folder) / name
+            if not path.is_symlink():
+                continue
+            target = os.readlink(path)
+            if os.path.isabs(target) or not (path.parent / target).resolve().is_relative_to(top):
+                raise InstallError(f"{source}: {path.relative_to(root)} is a link to {target!r}, outside the "
+                                   "plugin; refused")
+
+
+#: Seconds one git command may run (a clone of a big repository over a slow link included).
+GIT_DEADLINE = 600.0
+
+
 def _git(url: str, commit: str, dest: Path) -> Path:
+    """Clone ``url`` and check out exactly ``commit`` into ``dest`` (its ``.git`` removed). A
+    password or token in the URL reaches git as an HTTP header in its environment, never on its
+    command line, in ``.git/config`` or in a message; git dies with pm and within GIT_DEADLINE."""
+    clean, authorization = split_credentials(url)
+    shown = redact_url(url)
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
-
-    def git(*args: str, cwd: Path | None = None) -> str:
-        done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False,
-                              stdin=subprocess.DEVNULL, timeout=600)
-        if done.returncode != 0:
-            raise InstallError(f"git {args[0]} {url}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else 'failed'}")
-        return done.stdout.strip()
-
-    git("clone", "--quiet", "--no-checkout", url, str(dest))
+    if authorization:
+        env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
+                "GIT_CONFIG_VALUE_0": f"Authorization: {authorization}"}
+    _run_git(["clone", "--quiet", "--no-checkout", clean, str(dest)], env, shown)
     try:
-        git("checkout", "--quiet", "--detach", commit, cwd=dest)
+        _run_git(["checkout", "--quiet", "--detach", commit], env, shown, cwd=dest)
     except InstallError:
-        raise InstallError(f"{url}: commit {commit} is not in the repository; refused (the catalog pin must match)") from None
-    head = git("rev-parse", "HEAD", cwd=dest)
+        raise InstallError(f"{shown}: commit {commit} is not in the repository; refused (the catalog pin must match)") from None
+    head = _run_git(["rev-parse", "HEAD"], env, shown, cwd=dest)
     if head != commit:
-        raise InstallError(f"{url}: checked out {head}, expected {commit}; refused")
+        raise InstallError(f"{shown}: checked out {head}, expected {commit}; refused")
     shutil.rmtree(dest / ".git")
     return dest
 
 
+def _run_git(args: list[str], env: dict[str, str], shown: str, cwd: Path | None = None) -> str:
+    """One git command in a process group of its own (killed whole at the deadline), killed by the
+    kernel if pm dies first (no orphaned checkout writing into a staging folder)."""
+    process = subprocess.Popen(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=die_with_parent())  # noqa: PLW1509 - prctl only, no locks taken
+    try:
+        out, err = process.communicate(timeout=GIT_DEADLINE)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise InstallError(f"git {args[0]} {shown}: still running after {GIT_DEADLINE:g}s; given up") from None
+    if process.returncode != 0:
+        last = err.strip().splitlines()[-1] if err.strip() else "failed"
+        raise InstallError(f"git {args[0]} {shown}: {last}")  # git never saw the credential: it cannot echo it
+    return out.strip()
+
+
 def _archive(location: str, sha256: str, dest: Path) -> Path:
-    data = Path(location).read_bytes() if Path(location).exists() else _download(location)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != sha256:
-        raise InstallError(f"{location}: sha256 {digest} does not match the catalog's {sha256}; refused")
     archive = dest.parent / "archive"
-    archive.write_bytes(data)
+    digest = _copy_archive(location, archive)
+    if digest != sha256:
+        raise InstallError(f"{redact_url(location)}: sha256 {digest} does not match the catalog's {sha256}; refused")
     dest.mkdir()
     if zipfile.is_zipfile(archive):
         _unzip(archive, dest)
@@ -201,12 +272,43 @@ def _check_unpacked(archive: Path, members: int, size: int) -> None:
                            f"{MAX_UNPACKED_BYTES} bytes; refused (a plugin is source, not data)")
 
 
-def _download(url: str) -> bytes:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - catalog URLs are reviewed
-            return bytes(response.read())
-    except OSError as exc:
-        raise InstallError(f"{url}: cannot download: {exc}") from exc
+#: Largest catalog archive pm downloads (a plugin is source: this is generous), and the seconds
+#: one download may take from request to last byte, whatever the server's pace.
+MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
+ARCHIVE_DEADLINE = 300.0
+
+
+def _copy_archive(location: str, archive: Path) -> str:
+    """Stream ``location`` (a path or a URL) into ``archive``, hashing as it goes, within
+    :data:`MAX_ARCHIVE_BYTES` and :data:`ARCHIVE_DEADLINE`; return the sha256 (hex). Nothing is
+    held in memory but one chunk."""
+    url = location if "://" in location else Path(location).absolute().as_uri()
+    with archive.open("wb") as file:
+        sink = _BoundedSink(file, redact_url(location))
+        client = HttpClient(timeout=min(60.0, ARCHIVE_DEADLINE), retries=0)
+        try:
+            client.get(url, sink=sink)
+        except IndexFailure as exc:
+            raise InstallError(f"cannot download {exc}") from None
+        finally:
+            client.close()
+    return sink.hash.hexdigest()
+
+
+class _BoundedSink(HashingSink):
+    """A download to a file that stops at :data:`MAX_ARCHIVE_BYTES` or :data:`ARCHIVE_DEADLINE`."""
+
+    def __init__(self, file: Any, shown: str) -> None:
+        super().__init__(file)
+        self.shown = shown
+        self.ends = time.monotonic() + ARCHIVE_DEADLINE
+
+    def write(self, data: bytes) -> int:
+        if self.size + len(data) > MAX_ARCHIVE_BYTES:
+            raise InstallError(f"{self.shown}: larger than {MAX_ARCHIVE_BYTES} bytes; refused (a plugin is source)")
+        if time.monotonic() > self.ends:
+            raise InstallError(f"{self.shown}: still downloading after {ARCHIVE_DEADLINE:g}s; given up")
+        return super().write(data)
 
 
 def _safe_member(dest: Path, member: str) -> None:
@@ -222,9 +324,9 @@ def _name_of(root: Path, spec: str) -> str:
     try:
         check_name(name)
     except BadName as exc:  # config.yaml could never enable it
-        raise InstallError(f"{quote(spec)}: cannot name the plugin: {exc}") from None
+        raise InstallError(f"{quote(redact_url(spec))}: cannot name the plugin: {exc}") from None
     if not is_plugin_name(name) or "/" in name:
-        raise InstallError(f"{quote(spec)}: cannot name the plugin from {quote(name)}")
+        raise InstallError(f"{quote(redact_url(spec))}: cannot name the plugin from {quote(name)}")
     return name
 
 
@@ -267,7 +369,7 @@ def _move_into_place(store: Store, plugins: Path, name: str, root: Path,
             return Installed(name, dest, provenance, replaced=False, unchanged=True)
         if not force:
             raise InstallError(f"{dest} holds a different plugin {name!r}; use --force to replace it")
-        backup = plugins / f".backup-{name}-{uuid.uuid4().hex[:8]}"
+        backup = plugins / f"{_BACKUP}{name}-{uuid.uuid4().hex[:8]}"
         os.rename(dest, backup)
         try:
             os.rename(root, dest)
@@ -282,12 +384,49 @@ def _move_into_place(store: Store, plugins: Path, name: str, root: Path,
     return Installed(name, dest, provenance, replaced)
 
 
+def sweep(home: Path) -> list[str]:
+    """Remove what an interrupted install, update or remove left in ``plugins/`` (``.staging-*``
+    and ``.removing-*`` folders; never a plugin: their names start with a dot), and put back a
+    plugin an interrupted ``--force`` replace had moved aside (``.backup-<name>-*``) when nothing
+    took its place. Returns what was swept. The caller holds the home lock (no install runs)."""
+    plugins = home / "plugins"
+    store = Store(plugins)
+    try:
+        entries = [e for e in os.scandir(plugins) if e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    swept = []
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.name.startswith(_BACKUP):
+            name = entry.name[len(_BACKUP):].rpartition("-")[0]
+            if is_plugin_name(name) and "/" not in name and not (plugins / name).exists():
+                os.rename(path, plugins / name)
+                swept.append(f"{entry.name} (put back as {name})")
+                continue
+        elif not entry.name.startswith(_LEFTOVERS):
+            continue
+        store.remove_tree(path)
+        swept.append(entry.name)
+    return swept
+
+
+#: Folders an interrupted install or remove leaves behind, and a replaced plugin's backup.
+_LEFTOVERS = (".staging-", ".removing-")
+_BACKUP = ".backup-"
+
+
+def _records(plugins: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((plugins / METADATA_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _record(store: Store, plugins: Path, name: str, provenance: dict[str, Any] | None) -> None:
     path = plugins / METADATA_FILE
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        data = {}
+    data = _records(plugins)
     if provenance is None:
         data.pop(name, None)
     else:

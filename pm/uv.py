@@ -80,7 +80,7 @@ class Uv:
         try:
             done = self.runner(argv, capture_output=True, text=True, env=clean_env(self.cache_dir, env),
                                timeout=self.timeout, check=False, stdin=subprocess.DEVNULL,
-                               preexec_fn=_die_with_parent())
+                               preexec_fn=die_with_parent())
         except FileNotFoundError as exc:
             raise UvError(argv, f"cannot run {argv[0]!r}: not found "
                           "(pm runs the uv of the 'uv' package, or $HERMES_PM_UV)") from exc
@@ -100,7 +100,7 @@ class Uv:
 
 
 @functools.lru_cache(maxsize=1)
-def _die_with_parent() -> Callable[[], None] | None:
+def die_with_parent() -> Callable[[], None] | None:
     """On Linux, a hook for the child (between fork and exec) that has the kernel SIGKILL uv when
     pm dies: a pm killed mid-build never leaves uv writing into a folder the next run removes."""
     if not sys.platform.startswith("linux"):

@@ -337,14 +337,14 @@ class HttpClient:
         write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append
         bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends())
         try:
-            while chunk := (response.read1(_CHUNK) if bound else response.read(_CHUNK)):
+            # read1: what has arrived, so a sink that keeps its own deadline sees a slow drip too
+            while chunk := response.read1(_CHUNK):
                 data = bound.inflate(decoder, chunk) if bound and decoder else (
                     decoder.decompress(chunk) if decoder else chunk)
                 if bound:
                     bound.count(data, response)
                 write(data)
-            if bound:
-                response.read()  # read1 leaves a fully read response open; this releases the connection
+            response.read()  # read1 leaves a fully read response open; this releases the connection
             if decoder:
                 write(decoder.flush())
         except (OSError, http.client.HTTPException, zlib.error) as exc:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._urls import redact_url
 from ..catalog import Catalog
 from ..config import read_config
 from ..errors import EXIT_OK
 from ..install import install as install_files
 from ..install import remove as remove_files
+from ..install import sweep
 from .failures import StillEnabled
 from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, transaction
@@ -24,6 +26,14 @@ def catalog_for(home: Path) -> Catalog:
     return load_catalog((home / configured).resolve() if configured else None)
 
 
+def swept(txn: Transaction, home: Path) -> None:
+    """Sweep what an interrupted install or remove left under ``home``'s ``plugins/`` (the lock is
+    held), and say so in the receipt."""
+    if leftovers := sweep(home):
+        txn.receipt.warnings.append("removed what an interrupted install or remove left in "
+                                    f"{home / 'plugins'}: {', '.join(leftovers)}")
+
+
 def install(home: Path, source: str, options: Options | None = None, reporter: Reporter = SILENT, *,
             force: bool = False) -> Result:
     """Install SOURCE (a catalog name, a local folder, or ``git+URL@COMMIT``) into ``home``'s
@@ -31,12 +41,13 @@ def install(home: Path, source: str, options: Options | None = None, reporter: R
     asked = Path(home).expanduser().absolute()
 
     def work(txn: Transaction) -> None:
+        swept(txn, asked)
         installed = install_files(asked, source, catalog_for(txn.home), force=force)
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
         txn.receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")
 
-    txn = transaction(home, "install", work, options, reporter, candidate=source, command="plugins-install",
+    txn = transaction(home, "install", work, options, reporter, candidate=redact_url(source), command="plugins-install",
                       gather_inputs=False)
     return Result(txn.receipt)
 
@@ -46,6 +57,7 @@ def remove(home: Path, name: str, options: Options | None = None, reporter: Repo
     asked = Path(home).expanduser().absolute()
 
     def work(txn: Transaction) -> None:
+        swept(txn, asked)
         selected = txn.gather().find(name)
         if selected is not None and (selected.status.enabled or selected.enabled_but_invalid):
             raise StillEnabled(name)

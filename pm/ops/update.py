@@ -19,7 +19,7 @@ from ..install import Installed, InstallError
 from ..install import install as install_files
 from ..plugin import inspect
 from ..selection import profile_homes, provides
-from .install import catalog_for
+from .install import catalog_for, swept
 from .options import SILENT, Options, Reporter
 from .sync import sync_in
 from .transaction import Result, Transaction, transaction
@@ -74,6 +74,7 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         installed: list[str] = []
         refused: list[str] = []
         for missing in missing_providers(txn.home):
+            swept(txn, missing.home)
             names, problem = _install_one(missing, catalog, reporter)
             installed += names
             refused += [problem] if problem else []
