@@ -25,6 +25,7 @@ from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import git, plugin
 
+
 def repo_with_provider(env: Path, name: str = "repo") -> Path:
     repo = env / name
     repo.mkdir()
