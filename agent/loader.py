@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agent import bounded
 from agent import skills as skill_table
 from agent.context import active_home
 from agent.discovery import ProviderInfo, discover_memory_providers, find_memory_provider
@@ -166,12 +167,9 @@ def _configured(home: Path) -> str | None:
 
 
 def _import(info: ProviderInfo) -> ModuleType:
-    try:
-        return import_package(info)
-    except Exception as exc:
-        raise ProviderLoadFailed(
-            info.name, f"failed to import from {info.module_file}: {type(exc).__name__}: {exc}"
-        ) from exc
+    """Import the plugin's package, bounded (:mod:`agent.bounded`): a SystemExit or a hang at
+    import is this provider's failure, not the command's."""
+    return bounded.call(info.name, f"failed to import from {info.module_file}", lambda: import_package(info))
 
 
 def _register(info: ProviderInfo, module: ModuleType) -> PluginContext:
@@ -183,18 +181,14 @@ def _register(info: ProviderInfo, module: ModuleType) -> PluginContext:
     for part in attr.split("."):
         target = getattr(target, part, None)
     ctx = PluginContext(info)
-    try:
-        if isinstance(target, type) and issubclass(target, MemoryProvider):
-            ctx.register_memory_provider(target())
-        elif callable(target):
-            target(ctx)
-        else:
-            raise ProviderLoadFailed(info.name, f"has no {attr}(ctx) in {info.module_file}")
-    except ProviderLoadFailed:
-        raise
-    except Exception as exc:
-        raise ProviderLoadFailed(
-            info.name, f"failed in {attr}(ctx): {type(exc).__name__}: {exc}") from exc
+    if isinstance(target, type) and issubclass(target, MemoryProvider):
+        provider_class = target
+        bounded.call(info.name, f"failed in {attr}()", lambda: ctx.register_memory_provider(provider_class()))
+    elif callable(target):
+        entry = target
+        bounded.call(info.name, f"failed in {attr}(ctx)", lambda: entry(ctx))
+    else:
+        raise ProviderLoadFailed(info.name, f"has no {attr}(ctx) in {info.module_file}")
     if len(ctx.providers) != 1:
         raise ProviderLoadFailed(
             info.name, f"registered {len(ctx.providers)} memory providers; expected exactly one")

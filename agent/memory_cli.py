@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent import bounded
 from agent.context import use_home
 from agent.discovery import ProviderInfo, discover_memory_providers
 from agent.errors import (
@@ -27,6 +28,7 @@ from agent.errors import (
     EXIT_USAGE,
     ActivationError,
     MemoryPluginError,
+    ProviderLoadFailed,
 )
 from agent.gate import ready
 from agent.loader import load_memory_provider, resolve_provider
@@ -164,20 +166,28 @@ def status_report(home: Path) -> tuple[dict[str, Any], int]:
     if not readiness.ready:
         report["error"] = str(readiness.error())
         return report, EXIT_NOT_READY
-    loaded = load_memory_provider(home)
+    try:
+        loaded = load_memory_provider(home)
+    except ProviderLoadFailed as failure:  # its import or register(ctx) raised or hung: still a status
+        report.update(available=False, unavailable_because=failure.problem, error=str(failure))
+        return report, failure.exit_code
     assert loaded is not None
     with use_home(home):
-        available = _available(loaded.provider)
+        available, why = _available(loaded.info.name, loaded.provider)
     report["available"] = available
+    if why:
+        report["unavailable_because"] = why
     report["skills"] = sorted(skills_of(home))
     return report, 0 if available else EXIT_NOT_READY
 
 
-def _available(provider: Any) -> bool:
+def _available(name: str, provider: Any) -> tuple[bool, str | None]:
+    """``is_available()``, bounded (:mod:`agent.bounded`): a raise (SystemExit included) or a hang
+    means "no", with the reason; it never ends the command."""
     try:
-        return bool(provider.is_available())
-    except Exception:  # noqa: BLE001 - is_available must not raise; a raise means "no"
-        return False
+        return bool(bounded.call(name, "is_available() failed", provider.is_available)), None
+    except ProviderLoadFailed as failure:
+        return False, failure.problem
 
 
 def _provider_row(info: ProviderInfo) -> dict[str, Any]:
@@ -218,8 +228,8 @@ def render_status(report: dict[str, Any]) -> str:
     verdict = "ready" if readiness["ready"] else "NOT READY"
     lines.append(f"readiness:       {verdict}: {readiness['reason']}")
     available = report["available"]
-    lines.append("available:       " + ("not checked (not ready)" if available is None
-                                      else "yes" if available else "no (is_available() is false)"))
+    lines.append("available:       " + ("not checked (not ready)" if available is None else "yes" if available
+                                      else f"no ({report.get('unavailable_because') or 'is_available() is false'})"))
     if report.get("skills"):
         lines.append(f"skills:          {', '.join(report['skills'])}")
     return "\n".join(lines)
