@@ -184,23 +184,26 @@ def _receipt_resolution(path: Path, section: Any) -> Resolution:
         raise InputError.one(path, "resolution.packages", "must be a list")
     pins: list[Pin] = []
     problems: list[Problem] = []
+    seen: set[str] = set()
     for number, item in enumerate(items):
         try:
             (pin,) = resolution_from_json({"packages": [item]}).pins
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             problems.append(Problem(path, f"resolution.packages[{number}]", f"cannot be read: {exc!r}"))
             continue
-        problems += _check_pin(path, f"resolution.packages[{number}] ({pin.name})", pin, pins)
+        problems += _check_pin(path, f"resolution.packages[{number}] ({pin.name})", pin, seen)
         pins.append(pin)
     return _resolution(pins, problems)
 
 
-def _check_pin(path: Path, where: str, pin: Pin, before: list[Pin]) -> list[Problem]:
+def _check_pin(path: Path, where: str, pin: Pin, seen: set[str]) -> list[Problem]:
     """A pin pm can build (:meth:`Pin.defects`: every field what it says, hashed with sha256,
-    fetched over http(s) or from a file), named once."""
+    fetched over http(s) or from a file), named once (``seen``: the names before it; a set, so a
+    lock of tens of thousands of packages is read in linear time)."""
     problems = [Problem(path, where, defect) for defect in pin.defects()]
-    if any(p.name == pin.name for p in before):
+    if pin.name in seen:
         problems.append(Problem(path, where, "names a package a second time"))
+    seen.add(pin.name)
     return problems
 
 
@@ -228,13 +231,14 @@ def _from_pylock(path: Path, text: str, target: Target) -> tuple[Resolution, Bas
                | {str(Origin(m.name, m.file)): Origin(m.name, m.file) for m in members})
     pins: list[Pin] = []
     problems: list[Problem] = []
+    seen: set[str] = set()
     for number, package, chosen in pylock.choose(path, lock, target, own=basis is not None):
         where = f"packages[{number}] ({package.name})"
         if not isinstance(chosen, pylock.PackageWheel | pylock.PackageSdist):
             problems.append(pylock.refusal(path, number, package, chosen))
             continue
         pin = pylock.to_pin(path, package, chosen, origins)
-        problems += _check_pin(path, where, pin, pins)
+        problems += _check_pin(path, where, pin, seen)
         pins.append(pin)
     return _resolution(pins, problems), basis
 
