@@ -75,10 +75,14 @@ def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy, cache_root:
 
 
 def _folder_state(folder: Path) -> list[Any]:
-    """Names, sizes and modification times of a find-links folder's entries (cheap: one scandir)."""
+    """Each entry of a find-links folder by name, size, inode, modification and change time (one
+    scandir and a stat each, no reading). A wheel replaced by another of the same size and
+    modification time (``cp -p``, ``rsync -t``) still moves the change time, which no user call
+    sets back, or the inode: a stored resolution is never reused over other bytes."""
     try:
         with os.scandir(folder) as entries:
-            return sorted([e.name, e.stat().st_size, e.stat().st_mtime_ns] for e in entries)
+            return sorted([e.name, st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+                          for e in entries for st in (e.stat(),))
     except OSError:
         return [str(folder), "unreadable"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -203,3 +204,26 @@ def test_a_changed_first_page_stops_the_revalidation() -> None:
     source = _Revalidated(4, changed=pages[0][0])
     assert not _pages_unchanged(source, pages)  # type: ignore[arg-type]
     assert source.asked == [pages[0][0]]
+
+
+def test_a_wheel_replaced_by_one_of_the_same_size_and_time_resolves_again(capsys, home, index, tmp_path) -> None:
+    """``cp -p`` of a rebuilt wheel keeps the size and the modification time: the stored
+    resolution (with the old file's sha256) must not be reused over the new bytes."""
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    wheel = build_wheel(folder, "beta", "5.0")
+    first = resolve(capsys, home, index, "--find-links", str(folder))
+    old = next(p["file"]["sha256"] for p in first["resolution"]["packages"] if p["name"] == "beta")
+    st = wheel.stat()
+    data = bytearray(wheel.read_bytes())
+    data[-30] ^= 0xFF  # other bytes (in the zip's trailing comment area), same size
+    replacement = folder / "incoming.tmp"
+    replacement.write_bytes(bytes(data))
+    os.utime(replacement, ns=(st.st_atime_ns, st.st_mtime_ns))
+    replacement.replace(wheel)
+    assert wheel.stat().st_size == st.st_size and wheel.stat().st_mtime_ns == st.st_mtime_ns
+
+    after = resolve(capsys, home, index, "--find-links", str(folder))
+
+    assert after["reused_resolution"] is False
+    assert next(p["file"]["sha256"] for p in after["resolution"]["packages"] if p["name"] == "beta") != old
