@@ -8,13 +8,16 @@ from urllib.parse import urlsplit
 
 def redact_url(url: str) -> str:
     """``url`` with the password of a ``user:password@`` part replaced by ``****``, and a token
-    standing alone in the user part (``https://TOKEN@host/``) hidden whole."""
+    standing alone in the user part of an http(s) URL (``https://TOKEN@host/``) hidden whole; a
+    login alone in an ssh URL (``git+ssh://git@host/``) is no secret and stays."""
     try:
         parts = urlsplit(url)
         if "@" not in parts.netloc:
             return url
         user, _, host = parts.netloc.rpartition("@")
         name, colon, _ = user.partition(":")
+        if not colon and not parts.scheme.endswith(("http", "https")):
+            return url  # ssh://git@host: a login name, not a token
         shown = f"{name}:****" if colon else "****"
         return parts._replace(netloc=f"{shown}@{host}").geturl()
     except ValueError:

@@ -30,6 +30,7 @@ class Flags:
     find_links: tuple[str, ...] = ()
     no_index: bool = False
     offline: bool = False
+    refresh: bool = False
     prereleases: str | None = None
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = ()
@@ -47,6 +48,7 @@ class Settings:
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = field(default=())
     cutoff: datetime | None = None  # exclude_newer parsed once ("N days" counts from that moment)
+    refresh: bool = False  # every page asked again once in this operation, and nothing reused without it
 
     @property
     def find_link_folders(self) -> tuple[Path, ...]:
@@ -233,6 +235,7 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         exclude_newer=exclude_newer,
         allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
         cutoff=cutoff,
+        refresh=flags.refresh,
     )
 
 

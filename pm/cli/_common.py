@@ -32,6 +32,8 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
                             "(repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
     group.add_argument("--no-index", action="store_true", help="use only --find-links folders and pages")
     group.add_argument("--offline", action="store_true", help="never touch the network; use the cache only")
+    group.add_argument("--refresh", action="store_true",
+                       help="ask the index for every page again, however fresh the cache says it is, and resolve anew")
     group.add_argument("--prereleases", choices=["allow", "pep440"], help="pre-release policy (config pm.prereleases)")
     group.add_argument("--exclude-newer", metavar="DATE", help="ignore files uploaded after DATE or 'N days' ago")
     group.add_argument("--allow-build", action="append", default=[], metavar="NAME",
@@ -58,6 +60,7 @@ def flags_from(args: argparse.Namespace) -> Flags:
         find_links=tuple(getattr(args, "find_links", None) or ()),
         no_index=getattr(args, "no_index", False),
         offline=getattr(args, "offline", False),
+        refresh=getattr(args, "refresh", False),
         prereleases=getattr(args, "prereleases", None),
         exclude_newer=getattr(args, "exclude_newer", None),
         allow_builds=tuple(getattr(args, "allow_build", None) or ()),

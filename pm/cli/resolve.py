@@ -48,7 +48,7 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     if not entry_argv or done.resolution is None or inputs is None or written is None or done.code != 0:
         return
     settings = inputs.settings
-    if settings.cutoff is not None or settings.find_links or done.receipt.path is None:
+    if settings.cutoff is not None or settings.find_links or settings.refresh or done.receipt.path is None:
         return
     key = done.stored_under
     if key is None:

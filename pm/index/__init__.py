@@ -90,6 +90,7 @@ def open_sources(
     find_links: Iterable[Path | str],
     *,
     offline: bool,
+    refresh: bool = False,
     cache_dir: Path | str | None = None,
     timeout: float = 30.0,
     workers: int | None = None,
@@ -115,9 +116,10 @@ def open_sources(
     cache = Cache(cache_dir)
     tags = tuple(tags) if tags is not None else None
     sources: list[Source] = [
-        SimpleIndexSource(url, cache, offline=offline, timeout=timeout, workers=workers, tags=tags)
+        SimpleIndexSource(url, cache, offline=offline, refresh=refresh, timeout=timeout, workers=workers, tags=tags)
         for url in dict.fromkeys(index_urls)
     ]
-    sources += [FindLinksPage(str(entry), cache, offline=offline, timeout=timeout, workers=workers, tags=tags)
+    sources += [FindLinksPage(str(entry), cache, offline=offline, refresh=refresh, timeout=timeout, workers=workers,
+                              tags=tags)
                 if is_page(entry) else FindLinksSource(_folder(entry)) for entry in dict.fromkeys(find_links)]
     return MultiSource(sources)

@@ -44,11 +44,11 @@ class FindLinksPage:
     label, links and messages never carry them.
     """
 
-    def __init__(self, url: str, cache: Cache | None = None, *, offline: bool = False,
+    def __init__(self, url: str, cache: Cache | None = None, *, offline: bool = False, refresh: bool = False,
                  client: HttpClient | None = None, timeout: float = DEFAULT_TIMEOUT,
                  workers: int | None = None, tags: Iterable[str] | None = None) -> None:
         # The reader reads this page and its files' metadata; it is never asked for a project page.
-        self._reader = SimpleIndexSource(urljoin(url, "."), cache, offline=offline, client=client,
+        self._reader = SimpleIndexSource(urljoin(url, "."), cache, offline=offline, refresh=refresh, client=client,
                                          timeout=timeout, workers=workers, tags=tags)
         self.page_url = self._reader.client.authorize(urldefrag(url)[0])
         self.label = self.page_url

@@ -63,6 +63,7 @@ class SimpleIndexSource:
         cache: Cache | None = None,
         *,
         offline: bool = False,
+        refresh: bool = False,
         client: HttpClient | None = None,
         executor: Executor | None = None,
         timeout: float = DEFAULT_TIMEOUT,
@@ -76,6 +77,10 @@ class SimpleIndexSource:
         self.label = self.index_url
         self.cache = cache
         self.offline = offline
+        #: ``--refresh``: a cached page counts as fresh only once it was asked for again in this
+        #: operation (a conditional request: a 304 still costs no body).
+        self.refresh = refresh
+        self._asked: set[str] = set()
         self._cpus = cpu_count()
         self._fixed = workers if workers is not None else workers_setting()
         self._pool = executor if executor is not None else self._sized_pool()
@@ -163,7 +168,7 @@ class SimpleIndexSource:
             return False if self.offline else None
         if (header.status, header.body_sha256) != (status, body_sha256):
             return False  # the newest copy anyone fetched differs
-        return True if self.offline or header.is_fresh() else None
+        return True if self.offline or self._fresh(header) else None
 
     def unchanged(self, url: str, status: int, body_sha256: str) -> bool:
         """Whether the page at ``url`` still has this status and body (a fresh copy counts without
@@ -224,9 +229,12 @@ class SimpleIndexSource:
             if cached is None:
                 raise IndexFailure(url, OFFLINE_MISS)
             return cached, None
-        if cached is not None and cached.is_fresh():
+        if cached is not None and self._fresh(cached):
             return cached, None
         return self._download(url, cached)
+
+    def _fresh(self, header: PageHeader) -> bool:
+        return header.is_fresh() and (not self.refresh or header.url in self._asked)
 
     def _download(self, url: str, cached: PageHeader | None) -> tuple[PageHeader, bytes | None]:
         """GET the page (conditional when ``cached`` has validators); store what changed."""
@@ -237,6 +245,7 @@ class SimpleIndexSource:
             if cached.last_modified:
                 headers["If-Modified-Since"] = cached.last_modified
         response = self.client.get(url, headers=headers, ok=(200, 304, 404))
+        self._asked.add(url)
         if response.status == 304:
             if cached is None or cached.status != 200:
                 raise IndexFailure(url, "HTTP 304 Not Modified for a page not in the cache")

@@ -60,7 +60,8 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
     try:
-        resolution, reused = fresh_resolution(cache, stored, offline=inputs.settings.offline), True
+        resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
+        reused = True
         if resolution is None:
             with source_of(inputs) as source:
                 resolution, reused = resolve_reusing(inputs, source, policy, key=stored, candidate=proposed,

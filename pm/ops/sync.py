@@ -117,7 +117,8 @@ def cleaning_up(txn: Transaction) -> Iterator[None]:
     selected, and let the failure go on to the transaction."""
     try:
         yield
-    except PmError:
+    except PmError as failure:
+        _after_a_mismatch(txn, failure)
         try:
             generations.remove_incomplete(txn.home, txn.store)
         except PmError as cleanup:
@@ -126,6 +127,18 @@ def cleaning_up(txn: Transaction) -> Iterator[None]:
         txn.receipt.extra["message"] = ("nothing was selected; " + (
             f"generation {current} stays selected" if current else "no generation is selected"))
         raise
+
+
+def _after_a_mismatch(txn: Transaction, failure: PmError) -> None:
+    """A file whose bytes are not the sha256 its index page gave: the page (fresh in the cache for
+    its max-age) may be what changed since; the next step asks for every page again."""
+    from ..build import HashMismatch
+    from ..commands import hermes
+
+    if isinstance(failure, HashMismatch):
+        txn.receipt.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
+                         "ask the index for every page again (it may have fixed the file or its sha256 since the "
+                         "cached pages were read), then resolve and build anew")
 
 
 def sync_from(home: Path, from_file: str, options: Options | None = None, reporter: Reporter = SILENT, *,

@@ -176,7 +176,7 @@ def source_of(inputs: Inputs) -> MultiSource:
 
     settings = inputs.settings
     return open_sources(settings.index_urls, settings.find_links, offline=settings.offline,
-                        tags=inputs.target.tags)
+                        refresh=settings.refresh, tags=inputs.target.tags)
 
 
 def cache_dir() -> Path:

@@ -27,3 +27,8 @@ def test_an_index_failure_never_shows_a_token_alone_in_the_user_part() -> None:
     with pytest.raises(IndexFailure) as failure:
         client.get("http://TOKEN@127.0.0.1:9/simple/alpha/")
     assert "TOKEN" not in str(failure.value) and "****@127.0.0.1:9" in str(failure.value)
+
+
+def test_a_login_alone_in_an_ssh_url_is_no_secret() -> None:
+    assert redact_url("git+ssh://git@host/x/y.git") == "git+ssh://git@host/x/y.git"
+    assert redact_url("ssh://me:pw@host/x") == "ssh://me:****@host/x"

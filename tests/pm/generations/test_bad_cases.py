@@ -16,6 +16,7 @@ import pytest
 
 from pm import generations
 from pm.testing import LocalIndex, build_packages
+from pm.testing.index import PRESETS
 
 from .conftest import SPEC
 from .helpers import edit, latest, pm, state_bytes
@@ -141,3 +142,26 @@ def test_an_unwritable_pm_folder_keeps_the_selection(home: Path, changed, capsys
         assert result.err.splitlines()[0].endswith(f": cannot create folder: {REASON}")
     assert state_bytes(home) == before and generations.all_ids(home) == [changed.id]
     assert pm(capsys, home, "sync").code == 0  # writable again: the sync goes through
+
+
+def test_after_a_mismatch_refresh_asks_for_the_pages_again_and_builds(home: Path, capsys, monkeypatch,
+                                                                      tmp_path: Path) -> None:
+    """The index fixes its page after pm cached it fresh for ten minutes (PyPI's max-age): a plain
+    sync keeps failing on the cached page, the receipt's next step (--refresh) asks again and builds."""
+    files = build_packages(tmp_path / "fixed-later", SPEC)
+    with LocalIndex(files, corrupt_hashes={"beta-1.0-py3-none-any.whl"}, **PRESETS["pypi"]) as index:
+        monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
+        failed = pm(capsys, home, "sync", "--json").data
+        assert failed["failure"]["kind"] == "hash-mismatch"
+        step = f"hermes pm sync --refresh --home {home}"
+        assert [s["command"] for s in failed["next_steps"]] == [step]
+        index.corrupt_hashes.clear()  # the index is fixed; its pages change (and their ETags with them)
+        assert pm(capsys, home, "sync", "--json").data["failure"]["kind"] == "hash-mismatch"  # still cached
+
+        index.reset_log()
+        fixed = pm(capsys, home, *step.split()[2:], "--json")
+
+        assert fixed.code == 0, fixed.data.get("failure")
+        assert generations.selected(home) is not None
+        asked = [path for _, path in index.requests if path.startswith("/simple/")]
+        assert len(asked) == len(set(asked)), "each page is asked for once, not once per use"
