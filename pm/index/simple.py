@@ -276,7 +276,9 @@ class SimpleIndexSource:
         if not link.is_wheel:
             require_static(data, url)
         metadata = parse_metadata(data, url)
-        return replace(metadata, unverified=True) if unverified else metadata
+        # Only metadata taken out of the whole wheel (its sha256 checked) is the wheel's own; a
+        # PEP 658 file is the index's word for it, as ranges are: the build checks both.
+        return replace(metadata, unverified=True) if unverified or link.metadata_sha256 is not None else metadata
 
     def _cached_metadata(self, link: FileLink) -> tuple[bytes | None, bool]:
         """Cached metadata, and whether it is unverified (read by range, not hash-checked)."""

@@ -209,6 +209,10 @@ class LocalIndex:
         self.delay = delay
         self.ranges = ranges
         self.stale_ranges: dict[str, Path] = {}
+        #: {wheel filename: bytes}: served (and advertised with their own sha256) as that wheel's
+        #: PEP 658 metadata file instead of its real METADATA, like an index whose metadata files
+        #: disagree with its wheels
+        self.lying_metadata: dict[str, bytes] = {}
         self.cache_control = cache_control
         self.validators = validators
         self.file_cache_control = file_cache_control
@@ -403,9 +407,14 @@ class LocalIndex:
         return served.sha256
 
     def _core_metadata(self, served: ServedFile) -> dict[str, str] | bool:
-        if not self.metadata_files or served.metadata is None:
+        metadata = self.metadata_of(served)
+        if not self.metadata_files or metadata is None:
             return False
-        return {"sha256": hashlib.sha256(served.metadata).hexdigest()}
+        return {"sha256": hashlib.sha256(metadata).hexdigest()}
+
+    def metadata_of(self, served: ServedFile) -> bytes | None:
+        """The PEP 658 metadata file served for ``served`` (its own METADATA unless it lies)."""
+        return self.lying_metadata.get(served.record.filename, served.metadata)
 
     def _json_entry(self, served: ServedFile) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -556,7 +565,7 @@ class _Handler(BaseHTTPRequestHandler):
         files = self.index.served_files()
         if filename.endswith(".metadata") and self.index.metadata_files:
             served = files.get(filename.removesuffix(".metadata"))
-            data = served.metadata if served else None
+            data = self.index.metadata_of(served) if served else None
         else:
             data = served.record.path.read_bytes() if (served := files.get(filename)) else None
         asked = self.headers.get("Range")

@@ -12,6 +12,7 @@ from pathlib import Path
 from pm import generations
 from pm.index._ranges import TAIL
 from pm.testing import LocalIndex, build_packages, build_wheel
+from pm.testing.wheels import metadata_bytes
 
 from .conftest import SPEC
 from .helpers import PINS, edit, pm
@@ -88,3 +89,23 @@ def test_a_reused_resolution_keeps_its_range_metadata_for_the_check(home: Path, 
     assert result.data["failure"]["message"].startswith(
         f"{url}: the installed wheel's Requires-Dist differs from the metadata read by range requests")
     assert generations.selected(home) is None
+
+
+def test_a_pep_658_metadata_file_unlike_its_wheel_fails_the_sync_naming_it(home: Path, capsys, monkeypatch,
+                                                                          tmp_path: Path) -> None:
+    """An index whose .metadata file for beta says it needs epsilon too, while the wheel (which uv
+    installs and hash-checks) does not: caught by pm, naming the file, not left to uv's text."""
+    files = build_packages(tmp_path / "dists", SPEC)
+    stale = build_wheel(tmp_path / "stale", "beta", "1.0", requires_dist=["alpha>=1", "epsilon>=1"])
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    with LocalIndex(files) as index:
+        index.lying_metadata[BETA] = metadata_bytes(stale)
+        monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
+        result = pm(capsys, home, "sync", "--json")
+        url = f"{index.root}/files/{BETA}"
+    assert (result.code, result.data["outcome"], result.data["conflict"]) == (1, "failed", None)
+    assert result.data["failure"]["message"] == (
+        f"{url}: the installed wheel's Requires-Dist differs from the metadata of its PEP 658 metadata file "
+        "when resolving (resolved with 'alpha>=1', 'epsilon>=1'; installed: 'alpha>=1'); the index's "
+        "metadata file disagrees with the wheel it describes, so this resolution cannot be trusted")
+    assert generations.selected(home) is None and generations.all_ids(home) == []
