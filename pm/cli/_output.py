@@ -22,6 +22,10 @@ def paint(text: str, style: str, stream: TextIO | None = None) -> str:
     return f"\x1b[{_CODES[style]}m{text}\x1b[0m"
 
 
+#: How :func:`pm.ops.receipts.write` words a receipt it could not write.
+NOT_WRITTEN = "receipt not written"
+
+
 def say(message: str) -> None:
     """A message for a person (stderr), made :func:`terminal_safe`."""
     print(terminal_safe(message), file=sys.stderr)
@@ -92,8 +96,14 @@ def tell_steps(steps: list[dict[str, str]], *, header: bool = True) -> None:
 
 
 def tell_receipt(receipt: Any) -> None:
+    """Where the receipt went; or, when it could not be written (a full disk, a read-only home),
+    that it was not, and why — a command never ends without saying which."""
     if receipt.path is not None:
         say(f"receipt: {receipt.path}")
+        return
+    for warning in receipt.warnings:
+        if warning.startswith(NOT_WRITTEN):
+            say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
 
 
 def failed_early(receipt: Any, json_output: bool) -> bool:

@@ -27,7 +27,7 @@ def write(receipt: Receipt) -> Receipt:
     try:
         receipt.path = write_data(receipt.home, data)
     except StoreError as exc:
-        receipt.warnings.append(f"receipt not written: {exc}")
+        receipt.warnings.append(f"receipt not written: {exc}")  # pm.cli._output.NOT_WRITTEN: the CLI tells it
         data["warnings"].append(receipt.warnings[-1])
         receipt.path = None
     return receipt
