@@ -164,8 +164,9 @@ def add_plugin(
 def tree_digest(path: Path) -> dict[str, str]:
     """Fingerprint every entry under ``path`` (not ``path`` itself), keyed by POSIX relative path.
 
-    Files map to the sha256 of their bytes, symlinks to ``"symlink:<target>"`` (never followed),
-    directories to ``"dir"``. Two equal digests mean no entry was added, removed or changed.
+    Files map to the sha256 of their bytes with their mode and modification time, symlinks to
+    ``"symlink:<target>"`` (never followed), directories to ``"dir"`` with their mode. Two equal
+    digests mean no entry was added, removed, changed, touched or chmod-ed.
     """
     digest: dict[str, str] = {}
     for folder, dirnames, filenames in os.walk(path, followlinks=False):
@@ -173,10 +174,12 @@ def tree_digest(path: Path) -> dict[str, str]:
         for entry in dirnames + filenames:
             full = base / entry
             key = full.relative_to(path).as_posix()
+            st = full.lstat()
             if full.is_symlink():
                 digest[key] = f"symlink:{os.readlink(full)}"
             elif full.is_dir():
-                digest[key] = "dir"
+                digest[key] = f"dir mode={st.st_mode & 0o7777:o}"
             else:
-                digest[key] = hashlib.sha256(full.read_bytes()).hexdigest()
+                digest[key] = (f"{hashlib.sha256(full.read_bytes()).hexdigest()} mode={st.st_mode & 0o7777:o} "
+                               f"mtime={st.st_mtime_ns}")
     return dict(sorted(digest.items()))

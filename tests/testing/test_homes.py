@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -129,9 +130,11 @@ def test_tree_digest_detects_any_change(tmp_path: Path) -> None:
     before = tree_digest(home)
     assert before["plugins/alpha/link"] == "symlink:pyproject.toml"
     assert before["plugins/alpha/dirlink"] == f"symlink:{home}"
-    assert before["plugins/alpha"] == "dir"
+    assert before["plugins/alpha"] == f"dir mode={root.stat().st_mode & 0o7777:o}"
     data = (root / "__init__.py").read_bytes()
-    assert before["plugins/alpha/__init__.py"] == hashlib.sha256(data).hexdigest()
+    st = (root / "__init__.py").stat()
+    assert before["plugins/alpha/__init__.py"] == (
+        f"{hashlib.sha256(data).hexdigest()} mode={st.st_mode & 0o7777:o} mtime={st.st_mtime_ns}")
     assert not any(key.startswith("plugins/alpha/dirlink/") for key in before)
     assert tree_digest(home) == before
 
@@ -139,5 +142,12 @@ def test_tree_digest_detects_any_change(tmp_path: Path) -> None:
     changed = tree_digest(home)
     assert {k for k in before if before[k] != changed[k]} == {"plugins/alpha/__init__.py"}
     (root / "__init__.py").write_bytes(data)
+    os.utime(root / "__init__.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert tree_digest(home) == before
+    os.utime(root / "__init__.py")  # touched: same bytes, another time
+    assert {k for k, v in tree_digest(home).items() if before[k] != v} == {"plugins/alpha/__init__.py"}
+    os.utime(root / "__init__.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    (root / "pyproject.toml").chmod(0o600)  # same bytes, another mode
+    assert {k for k, v in tree_digest(home).items() if before[k] != v} == {"plugins/alpha/pyproject.toml"}
     (root / "new").mkdir()
     assert set(tree_digest(home)) - set(before) == {"plugins/alpha/new"}

@@ -177,3 +177,20 @@ def test_another_index_url_does_not_make_installed_requirements_unready(home, ca
     assert pm_main(["sync", "--home", str(home)]) == 0
     capsys.readouterr()
     assert pm_main(["check", "--home", str(home), "--index-url", "http://127.0.0.1:9/simple/"]) == 0
+
+
+def test_a_core_package_moved_off_its_lock_is_named_against_the_lock(home: Path, capsys, index, uv_bin,
+                                                                     uv_env, tmp_path: Path) -> None:
+    """Core's lock binds (invariant 7): an installed core package at another version than the lock
+    says is not ready, and the reason names the lock, not only core's range."""
+    lock = tmp_path / "core-lock.txt"
+    lock.write_text("alpha==1.0\n")
+    assert pm(capsys, home, "sync", "--core-lock", str(lock)).code == 0
+    synced = generations.selected(home)
+    assert synced is not None
+    subprocess.run([uv_bin, "pip", "install", "--python", str(synced.python), "--index-url", index.url,
+                    "--no-deps", "alpha==2.0"], env=uv_env, check=True, capture_output=True)
+    result = pm(capsys, home, "check", "--core-lock", str(lock), "--json")
+    assert result.code == 4
+    assert verdicts(result.data)["core"] == ["requires alpha<2; installed: alpha 2.0",
+                                             "core locks alpha==1.0; installed: alpha 2.0"]
