@@ -140,10 +140,13 @@ def test_nothing_writable_means_no_receipt_and_still_a_clear_refusal(home: Path,
     receipts = sorted((home / "pm" / "receipts").iterdir())
     done = _pm_process(_read_only_mount_argv(home / "pm"), env, home, "rollback")
     assert done.returncode == 1
-    assert done.stderr == (
+    refusal, warning = done.stderr.splitlines()
+    assert refusal == (
         f"refused: `hermes pm rollback` would change this environment, which is managed by a read-only file "
         f"system ({generations.root(home)} is on a read-only mount); change the plugin set where that file "
-        f"system is built, and rebuild it. {READ_ONLY}\n")
+        f"system is built, and rebuild it. {READ_ONLY}")
+    assert warning.startswith(f"warning: receipt not written: {home / 'pm' / 'receipts'}/")  # said, not silent
+    assert warning.endswith(": cannot write: Read-only file system")
     assert sorted((home / "pm" / "receipts").iterdir()) == receipts
 
 
