@@ -170,7 +170,11 @@ def _refuse_escaping_links(root: Path, source: str) -> None:
             if not path.is_symlink():
                 continue
             target = os.readlink(path)
-            if os.path.isabs(target) or not (path.parent / target).resolve().is_relative_to(top):
+            try:
+                inside = not os.path.isabs(target) and (path.parent / target).resolve().is_relative_to(top)
+            except (RuntimeError, OSError):  # a loop of links: nothing it could lead to is known
+                inside = False
+            if not inside:
                 raise InstallError(f"{source}: {path.relative_to(root)} is a link to {target!r}, outside the "
                                    "plugin; refused")
 
