@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ._files import read_text
 from .errors import InputError, PmError, Problem
 from .index.findlinks import file_sha256
+from .index.http import split_credentials
 from .records import resolution_from_json
 from .resolver import Pin, Resolution
 from .union import Origin
@@ -112,6 +113,9 @@ class Frozen:
     resolution: Resolution
     basis: Basis | None
     sha256: str  # of the file's bytes: the fingerprint of a build that ignores the inputs
+    #: Pin URLs that carried ``user:password@``: the pins keep them clean (receipts, records and the
+    #: requirements file never hold a secret); uv gets them through its private netrc.
+    credentials: tuple[str, ...] = ()
 
 
 def differences(recorded: Basis, current: Basis, label: str) -> list[str]:
@@ -157,7 +161,8 @@ def read_frozen(path: Path, target: Target) -> Frozen:
     digest = "sha256:" + text.sha256
     if path.suffix == ".toml":
         resolution, basis = _from_pylock(path, text.text, target)
-        return Frozen(path, "pylock", resolution, basis, digest)
+        clean, credentials = _without_credentials(resolution)
+        return Frozen(path, "pylock", clean, basis, digest, credentials)
     try:
         data = json.loads(text.text)
     except ValueError as exc:
@@ -175,7 +180,20 @@ def read_frozen(path: Path, target: Target) -> Frozen:
         basis = Basis.from_receipt(data) if kind == "receipt" else Basis.from_generation(data)
     except (KeyError, TypeError, AttributeError) as exc:
         raise InputError.one(path, "inputs", f"does not record the inputs it was made for ({exc!r} missing or wrong)") from None
-    return Frozen(path, kind, resolution, basis, digest)
+    clean, credentials = _without_credentials(resolution)
+    return Frozen(path, kind, clean, basis, digest, credentials)
+
+
+def _without_credentials(resolution: Resolution) -> tuple[Resolution, tuple[str, ...]]:
+    """The resolution with every pin URL's ``user:password@`` taken out, and those URLs."""
+    pins, credentials = [], []
+    for pin in resolution.pins:
+        clean, authorization = split_credentials(pin.link.url)
+        if authorization is not None:
+            credentials.append(pin.link.url)
+            pin = replace(pin, link=replace(pin.link, url=clean))
+        pins.append(pin)
+    return replace(resolution, pins=tuple(pins)), tuple(credentials)
 
 
 def _receipt_resolution(path: Path, section: Any) -> Resolution:

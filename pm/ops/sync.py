@@ -168,7 +168,9 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool) -> None:
     receipt.extra["frozen"]["local_files"] = list(local)
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
-    frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256)
+    frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256,
+                            settings=replace(inputs.settings,  # the pins' own credentials, for uv's netrc only
+                                             index_urls=(*inputs.settings.index_urls, *frozen.credentials)))
     current = generations.selected(inputs.home)
     if current is not None and current.fingerprint == frozen_inputs.fingerprint \
             and _files_of(current.record["resolution"]) == _files_of(receipt.resolution) and current.intact():

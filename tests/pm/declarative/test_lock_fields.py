@@ -132,3 +132,24 @@ def test_reading_a_lock_grows_linearly_with_its_packages() -> None:
     small = min(seconds(4000) for _ in range(2))
     large = min(seconds(16000) for _ in range(2))
     assert large / small < 9, (small, large)
+
+
+def test_credentials_in_pin_urls_reach_uv_and_no_file(new_home, index, capsys) -> None:
+    """A lock whose file URLs carry ``user:password@`` (a private index's): uv downloads with them,
+    while the receipt, the generation's record and its requirements file hold the URLs without."""
+    receipt_file = _resolved_on(new_home("resolver"), capsys)
+    data = json.loads(receipt_file.read_text())
+    for pin in data["resolution"]["packages"]:
+        pin["file"]["url"] = pin["file"]["url"].replace("http://", "http://me:s3cret-42@")
+    receipt_file.write_text(json.dumps(data))
+    index.basic_auth = "me:s3cret-42"  # every request without them is refused
+    builder = new_home("builder")
+
+    result = pm(capsys, builder, "sync", "--from", str(receipt_file), "--json")
+
+    assert result.code == 0, result.data.get("failure")
+    built = generations.selected(builder)
+    assert built is not None and sorted(built.pins) == sorted(PINS)
+    for path in [*(builder / "pm").rglob("*.json"), built.path / "requirements.txt"]:
+        assert "s3cret-42" not in path.read_text(), path
+    assert all(p["file"]["url"].startswith(f"{index.root}/") for p in result.data["resolution"]["packages"])
