@@ -123,7 +123,8 @@ def test_an_unwritable_home_is_a_clear_error(home: Path, capsys) -> None:
     finally:
         subprocess.run(undo, check=True)
     assert result.code == 1
-    assert result.err == f"error: {home / 'pm'}: cannot create folder: {REASON}\n"
+    assert result.err == (f"error: {home / 'pm'}: cannot create folder: {REASON}\n"  # and it says no receipt went
+                          f"warning: receipt not written: {home / 'pm' / 'receipts'}: cannot create folder: {REASON}\n")
     assert not (home / "pm").exists()
 
 
@@ -135,8 +136,11 @@ def test_an_unwritable_pm_folder_keeps_the_selection(home: Path, changed, capsys
     finally:
         subprocess.run(undo, check=True)
     assert result.code == 1
-    if os.geteuid() == 0:  # immutable: not even the lock file opens for writing
-        assert result.err == f"error: {home / 'pm' / 'lock'}: cannot open the home lock: {REASON}\n"
+    if os.geteuid() == 0:  # immutable: not even the lock file opens for writing, nor a receipt
+        error, warning = result.err.splitlines()
+        assert error == f"error: {home / 'pm' / 'lock'}: cannot open the home lock: {REASON}"
+        assert warning.startswith(f"warning: receipt not written: {home / 'pm' / 'receipts'}/")
+        assert warning.endswith(f"-sync-{os.getpid()}.json: cannot write: {REASON}")
     else:  # the lock is the user's own file; the first new folder is refused
         assert result.err.startswith(f"error: {home / 'pm' / 'generations'}/")
         assert result.err.splitlines()[0].endswith(f": cannot create folder: {REASON}")
