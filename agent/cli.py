@@ -34,6 +34,7 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
     wanted = (lambda name: group is None or group == name)
     if wanted("pm"):
         pm_parser = groups.add_parser("pm", help=GROUPS["pm"], description="The plugin package manager.")
+        add_version(pm_parser)
         pm.cli.register(pm_parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only=only)
     else:
         groups.add_parser("pm", help=GROUPS["pm"])

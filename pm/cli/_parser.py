@@ -83,30 +83,35 @@ GLOBAL_VALUED = ("--home",)
 
 
 def hoist_globals(argv: list[str]) -> list[str]:
-    """``argv`` with the global options written before the command moved after it (before a
-    ``--``), where the command's own parser reads them."""
-    leading: list[str] = []
+    """``argv`` with the global options written before the command — before the group, between
+    the group and its command, or both (``hermes --home H pm --json status``) — moved after the
+    command words (before a ``--``), where the command's own parser reads them, as uv takes them
+    anywhere. The walk stops at the first other option: what follows is the command's own."""
+    words: list[str] = []
+    hoisted: list[str] = []
     at = 0
     while at < len(argv):
         word = argv[at]
         if word in GLOBAL_FLAGS or word.startswith(tuple(f"{o}=" for o in GLOBAL_VALUED)):
-            leading.append(word)
+            hoisted.append(word)
             at += 1
         elif word in GLOBAL_VALUED and at + 1 < len(argv):
-            leading += argv[at:at + 2]
+            hoisted += argv[at:at + 2]
             at += 2
-        else:
+        elif word.startswith("-"):
             break
+        else:
+            words.append(word)
+            at += 1
     rest = argv[at:]
-    if not leading or not rest:
+    if not hoisted or not words:
         return argv
-    cut = rest.index("--") if "--" in rest else len(rest)
-    return [*rest[:cut], *leading, *rest[cut:]]
+    return [*words, *hoisted, *rest]
 
 
 def add_version(parser: argparse.ArgumentParser) -> None:
-    """``--version``: the installed hermes-pm's version, exit 0 (looked up only when asked)."""
-    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
+    """``-V``/``--version``: the installed hermes-pm's version, exit 0 (looked up only when asked)."""
+    parser.add_argument("-V", "--version", action=_Version, nargs=0, help="show the version and exit")
 
 
 class _Version(argparse.Action):

@@ -70,6 +70,28 @@ def test_global_options_before_the_group_or_the_command(home, capsys):
     assert hoist_globals(["-v", "plugins", "install", "x", "--", "y"]) == ["plugins", "install", "x", "-v", "--", "y"]
 
 
+def test_global_options_between_the_group_and_the_command(home, capsys):
+    """``hermes pm --json status`` and ``hermes pm --home H status`` (uv takes them anywhere)."""
+    assert hermes(["pm", "--json", "status", "--home", str(home)]) == 0
+    assert json.loads(capsys.readouterr().out)["home"] == str(home)
+    assert hermes(["pm", "--home", str(home), "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["home"] == str(home)
+    assert hermes(["--home", str(home), "pm", "-q", "--json", "status"]) == 0
+    assert json.loads(capsys.readouterr().out)["home"] == str(home)
+    assert hoist_globals(["pm", "--json", "why", "requests"]) == ["pm", "why", "requests", "--json"]
+    assert hoist_globals(["pm", "resolve", "--index-url", "u", "--json"]) == [
+        "pm", "resolve", "--index-url", "u", "--json"]  # after the command's own options: its parser's
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["-V"], ["pm", "--version"], ["pm", "-V"]])
+def test_version_at_every_level(argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        hermes(argv)
+    assert exited.value.code == 0
+    prog = "hermes pm" if argv[0] == "pm" else "hermes"
+    assert capsys.readouterr().out.startswith(f"{prog} (hermes-pm ")
+
+
 def test_python_by_version_or_name_is_found_on_path(tmp_path, monkeypatch):
     fake = tmp_path / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
     fake.parent.mkdir()
