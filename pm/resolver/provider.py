@@ -130,7 +130,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         bad = {c.version for c in incompatibilities[identifier]}
         origins = frozenset(o for r in reqs for o in r.origins)
         if identifier == PYTHON:
-            fits = all(r.specifier.contains(self.python_version, prereleases=True) for r in reqs)
+            # the target's version, unless it fits no requirement or the resolver ruled it out
+            # (offering a ruled-out candidate again loops the resolver until its round limit)
+            fits = self.python_version not in bad and all(
+                r.specifier.contains(self.python_version, prereleases=True) for r in reqs)
             found = [Candidate(PYTHON, self.python_version, frozenset(), None, origins)] if fits else []
         else:
             name, extras = reqs[0].name, reqs[0].extras
