@@ -22,6 +22,7 @@ import pytest
 from pm.cli import shortcut
 from pm.index.cache import Cache
 from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing.audit import HOOK
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
 
@@ -224,15 +225,7 @@ def test_a_conflict_is_never_answered_from_memory(setup: Setup) -> None:
     assert setup.latest()["outcome"] == "conflict" and not setup.latest().get("shortcut")
 
 
-AUDIT = r'''
-import json, os, sys
-opened, listed = set(), set()
-def hook(event, args):
-    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        opened.add(os.fsdecode(args[0]))
-    elif event in ("os.listdir", "os.scandir") and args[0] is not None:
-        listed.add(os.fsdecode(args[0]))
-sys.addaudithook(hook)
+AUDIT = HOOK + r'''
 from pathlib import Path
 from pm._watch import watching
 from pm.ops.options import Options

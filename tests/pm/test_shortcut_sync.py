@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing.audit import HOOK
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
 
@@ -183,15 +184,7 @@ def test_a_check_with_a_candidate_is_never_answered_from_memory(home: Home) -> N
         assert not home.latest().get("shortcut")
 
 
-AUDIT = r'''
-import json, os, sys
-opened, listed = set(), set()
-def hook(event, args):
-    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        opened.add(os.fsdecode(args[0]))
-    elif event in ("os.listdir", "os.scandir") and args[0] is not None:
-        listed.add(os.fsdecode(args[0]))
-sys.addaudithook(hook)
+AUDIT = HOOK + r'''
 from pathlib import Path
 from pm._watch import watching
 from pm.ops.options import Options
