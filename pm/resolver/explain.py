@@ -157,6 +157,7 @@ def _finding_for(key: str, reqs: list[Req], provider: Provider) -> Finding:
     if key != PYTHON and (proof := _proof(reqs, provider)) is not None:
         told, end = proof
         kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index, default="conflict")
+        told = [*told, *(r for leaf in end.leaves() for r in leaf.root_reqs)]  # the partners, when roots ruled it out
         return Finding(kind, key, tuple(_causes(told)), (), _context(told, provider),
                        str(provider.python_version), provider.target.platform, dead_end=end)
     kind, versions, told = _classify(key, reqs, provider)

@@ -86,7 +86,8 @@ def _shown(versions: list[str]) -> str:
 
 
 def _finding_text(finding: Finding, told: set[str]) -> str:
-    head = "; ".join(_statements(finding))
+    in_chain = {r for leaf in finding.dead_end.leaves() for r in leaf.roots} if finding.dead_end else set()
+    head = "; ".join(s for s in _statements(finding) if s not in in_chain)  # a ruling root is told at its link
     if finding.dead_end is not None:
         missing = _once(lambda leaf: f"; but {_problem('missing', leaf.package, (), finding)}",
                         lambda leaf: f"; but {leaf.package!r} does not exist either")
@@ -190,6 +191,8 @@ def _which(end: DeadEnd, needs: Needs) -> str:
 
 
 def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
+    if leaf.roots:  # ruled out by what every solution must hold
+        return f"; but {_and(list(leaf.roots))}"
     if leaf.kind == "conflict":
         return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
     return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"
