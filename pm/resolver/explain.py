@@ -145,7 +145,19 @@ def explain_dead_roots(roots: Sequence[Req], provider: Provider, candidate: str 
     by_key: dict[str, list[Req]] = {}
     for req in dead:
         by_key.setdefault(req.key, []).append(req)
-    findings = [_finding_for(key, reqs, provider) for key, reqs in by_key.items()]
+    findings: list[Finding] = []
+    ends: set[object] = set()
+    named: set[str | None] = set()
+    for key, reqs in by_key.items():
+        finding = _finding_for(key, reqs, provider)
+        leaves = {(leaf.package, leaf.requirement, leaf.roots) for leaf in finding.dead_end.leaves()} \
+            if finding.dead_end is not None else set()
+        plugins = {c.origin.plugin for c in finding.causes}
+        if leaves and leaves <= ends and plugins <= named:
+            continue  # the same dead ends, for the same plugins: a requirement that narrows nothing
+        ends |= leaves
+        named |= plugins
+        findings.append(finding)
     return Conflict(findings, _plugins_to_blame(findings, candidate), candidate)
 
 

@@ -153,10 +153,17 @@ def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) ->
     fresh = [n for n in end.needs if n.dead.kind != "seen"] or list(end.needs[:1])
     if rest := [v for n in fresh[_MAX_BRANCHES:] for v in n.versions]:
         fresh = fresh[:_MAX_BRANCHES]
-    for needs in fresh:  # a dead requirement told elsewhere is not told again, unless it is the only one
+    ruled: list[str] = []  # consecutive links ruled out by the same roots: told once, with them
+    for number, needs in enumerate(fresh):  # a dead requirement told elsewhere is not told again, unless it is the only one
         text = f"{_which(end, needs)} {needs.dead.requirement}"
         dead = needs.dead
-        if dead.is_leaf:
+        if dead.roots:
+            ruled.append(text)
+            later = fresh[number + 1] if number + 1 < len(fresh) else None
+            if later is None or later.dead.roots != dead.roots:
+                out.append(_and(ruled) + _leaf_tail(finding, dead))
+                ruled = []
+        elif dead.is_leaf:
             out.append(text + (missing(dead) if dead.kind == "missing" else _leaf_tail(finding, dead)))
         elif dead.kind in _ELSEWHERE:
             out.append(text + _ELSEWHERE[dead.kind])
