@@ -12,7 +12,7 @@ what the resolution already fetched.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -68,6 +68,10 @@ class DeadEnd:
     available: tuple[str, ...] = ()
     needs: tuple[Needs, ...] = ()
     total: int = 0
+    #: For a requirement the root requirements rule out (root context, :mod:`.learning`): those
+    #: roots, as people read them ("core locks tenacity==9.1.4"); its kind is then "conflict".
+    roots: tuple[str, ...] = ()
+    root_reqs: tuple[Req, ...] = field(default=(), compare=False)  # the same roots, as requirements
 
     @property
     def is_leaf(self) -> bool:
@@ -87,7 +91,7 @@ class DeadEnd:
     def to_json(self) -> dict[str, Any]:
         return {"requirement": self.requirement, "package": self.package, "kind": self.kind,
                 "versions": [{"version": u.version, "kind": u.kind, "fact": u.fact} for u in self.versions],
-                "available": list(self.available),
+                "available": list(self.available), "roots": list(self.roots),
                 "needs": [{"versions": list(n.versions), "dead": n.dead.to_json()} for n in self.needs]}
 
     def leaves(self) -> Iterator[DeadEnd]:
@@ -133,6 +137,8 @@ class _Proof:
         if key in self.seen:
             return DeadEnd(req.text, req.key, "seen")
         self.seen.add(key)
+        if roots := self.provider.learning.excluded_by_roots(req):
+            return DeadEnd(req.text, req.key, "conflict", roots=tuple(_root_statements(roots)), root_reqs=roots)
         cause = self.provider.learning.cause(req)
         if not cause:
             return leaf(req, self.provider)
@@ -147,6 +153,15 @@ class _Proof:
         for version, killer in cause:
             groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
         return tuple(Needs(tuple(versions), self.of(killer, depth + 1)) for killer, versions in groups.values())
+
+
+def _root_statements(roots: tuple[Req, ...]) -> list[str]:
+    """Each root requirement as people read it: who requires (or locks) what."""
+    told = []
+    for root in roots:
+        for origin in sorted(root.origins, key=lambda o: (o.plugin is not None, o.plugin or "")):
+            told.append(f"core locks {root.text}" if root.locked else f"{origin} requires {root.text}")
+    return list(dict.fromkeys(told))
 
 
 def _group_key(req: Req) -> object:

@@ -145,7 +145,19 @@ def explain_dead_roots(roots: Sequence[Req], provider: Provider, candidate: str 
     by_key: dict[str, list[Req]] = {}
     for req in dead:
         by_key.setdefault(req.key, []).append(req)
-    findings = [_finding_for(key, reqs, provider) for key, reqs in by_key.items()]
+    findings: list[Finding] = []
+    ends: set[object] = set()
+    named: set[str | None] = set()
+    for key, reqs in by_key.items():
+        finding = _finding_for(key, reqs, provider)
+        leaves = {(leaf.package, leaf.requirement, leaf.roots) for leaf in finding.dead_end.leaves()} \
+            if finding.dead_end is not None else set()
+        plugins = {c.origin.plugin for c in finding.causes}
+        if leaves and leaves <= ends and plugins <= named:
+            continue  # the same dead ends, for the same plugins: a requirement that narrows nothing
+        ends |= leaves
+        named |= plugins
+        findings.append(finding)
     return Conflict(findings, _plugins_to_blame(findings, candidate), candidate)
 
 
@@ -157,6 +169,7 @@ def _finding_for(key: str, reqs: list[Req], provider: Provider) -> Finding:
     if key != PYTHON and (proof := _proof(reqs, provider)) is not None:
         told, end = proof
         kind = min((leaf.kind for leaf in end.leaves()), key=KINDS.index, default="conflict")
+        told = [*told, *(r for leaf in end.leaves() for r in leaf.root_reqs)]  # the partners, when roots ruled it out
         return Finding(kind, key, tuple(_causes(told)), (), _context(told, provider),
                        str(provider.python_version), provider.target.platform, dead_end=end)
     kind, versions, told = _classify(key, reqs, provider)

@@ -17,6 +17,17 @@ Sound by construction — never used to reject a set that has a solution:
 - only "dead" is remembered; "alive" is never concluded, so a cycle cannot prove anything.
 
 It costs a dictionary look-up per offered candidate while nothing is known to be dead.
+
+**Root context.** Root requirements (core's pins and lock, every member's own requirements, their
+markers already evaluated) hold in every solution. A requirement on a project that a root also
+constrains is dead when no version of that project allowed by every root on it satisfies it —
+``tenacity<9`` beside core's ``tenacity==9.1.4`` — and so is every candidate that states it: a
+plugin's pinned release whose dependency collides with a core pin three levels down is refused at
+once, without walking an unrelated wide range version by version. Sound: the versions "allowed by
+the roots" are every version the index lists (pre-releases and yanked ones included), whatever
+their files, so the set can only be larger than what the resolver could pick; extras do not
+matter (``x[a]`` and ``x`` share one version); and roots never prove themselves dead unless they
+contradict each other, which is a conflict anyway.
 """
 
 from __future__ import annotations
@@ -53,6 +64,16 @@ class Learning:
         self._deps: dict[VersionKey, tuple[Req, ...]] = {}
         self._possible: dict[ReqKey, tuple[Version, ...]] = {}
         self._tried: dict[NormalizedName, set[Version]] = {}  # versions whose dependencies are known
+        self._roots: dict[NormalizedName, list[Req]] = {}
+        self._excluded: dict[ReqKey, tuple[Req, ...]] = {}  # a requirement -> the roots that exclude it
+
+    def set_roots(self, roots: Sequence[Req]) -> None:
+        """The root requirements of this resolution (markers evaluated): they hold in any solution."""
+        self._roots = {}
+        self._excluded = {}
+        for root in roots:
+            if root.name != PYTHON:
+                self._roots.setdefault(root.name, []).append(root)
 
     # -- hooks called by the provider ---------------------------------------------------------------
 
@@ -81,7 +102,22 @@ class Learning:
     def is_dead(self, req: Req) -> bool:
         if req.name == PYTHON:
             return not req.specifier.contains(self._provider.python_version, prereleases=True)
-        return req_key(req) in self._dead
+        return req_key(req) in self._dead or bool(self.excluded_by_roots(req))
+
+    def excluded_by_roots(self, req: Req) -> tuple[Req, ...]:
+        """The root requirements on ``req``'s project that together allow no version satisfying
+        ``req`` (empty when they allow one, or when no root names the project)."""
+        roots = self._roots.get(req.name)
+        if not roots:
+            return ()
+        key = req_key(req)
+        found = self._excluded.get(key)
+        if found is None:
+            versions = self._provider.project(req.name).versions
+            allowed = [v for v in versions if all(r.specifier.contains(v, prereleases=True) for r in roots)]
+            fits = any(req.specifier.contains(v, prereleases=True) for v in allowed)
+            found = self._excluded[key] = () if fits or not versions else tuple(roots)
+        return found
 
     def killer(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> Req | None:
         """The dead requirement that ``name[extras] version`` states, None when none is known."""

@@ -98,6 +98,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
     provider = Provider(source, target, policy, builder)
+    provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
     provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:

@@ -86,7 +86,8 @@ def _shown(versions: list[str]) -> str:
 
 
 def _finding_text(finding: Finding, told: set[str]) -> str:
-    head = "; ".join(_statements(finding))
+    in_chain = {r for leaf in finding.dead_end.leaves() for r in leaf.roots} if finding.dead_end else set()
+    head = "; ".join(s for s in _statements(finding) if s not in in_chain)  # a ruling root is told at its link
     if finding.dead_end is not None:
         missing = _once(lambda leaf: f"; but {_problem('missing', leaf.package, (), finding)}",
                         lambda leaf: f"; but {leaf.package!r} does not exist either")
@@ -152,10 +153,17 @@ def _chain(finding: Finding, end: DeadEnd, missing: Callable[[DeadEnd], str]) ->
     fresh = [n for n in end.needs if n.dead.kind != "seen"] or list(end.needs[:1])
     if rest := [v for n in fresh[_MAX_BRANCHES:] for v in n.versions]:
         fresh = fresh[:_MAX_BRANCHES]
-    for needs in fresh:  # a dead requirement told elsewhere is not told again, unless it is the only one
+    ruled: list[str] = []  # consecutive links ruled out by the same roots: told once, with them
+    for number, needs in enumerate(fresh):  # a dead requirement told elsewhere is not told again, unless it is the only one
         text = f"{_which(end, needs)} {needs.dead.requirement}"
         dead = needs.dead
-        if dead.is_leaf:
+        if dead.roots:
+            ruled.append(text)
+            later = fresh[number + 1] if number + 1 < len(fresh) else None
+            if later is None or later.dead.roots != dead.roots:
+                out.append(_and(ruled) + _leaf_tail(finding, dead))
+                ruled = []
+        elif dead.is_leaf:
             out.append(text + (missing(dead) if dead.kind == "missing" else _leaf_tail(finding, dead)))
         elif dead.kind in _ELSEWHERE:
             out.append(text + _ELSEWHERE[dead.kind])
@@ -190,6 +198,8 @@ def _which(end: DeadEnd, needs: Needs) -> str:
 
 
 def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
+    if leaf.roots:  # ruled out by what every solution must hold
+        return f"; but {_and(list(leaf.roots))}"
     if leaf.kind == "conflict":
         return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
     return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"
