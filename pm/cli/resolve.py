@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         tell_resolved(done.receipt)
         if done.resolution is not None and done.receipt.written is not None:
-            show(done.receipt.written, list(done.resolution.warnings))
+            show(done.receipt.written, list(dict.fromkeys(done.receipt.warnings)))  # the inputs' too, as sync
         tell_receipt(done.receipt)
     _remember(args, done, watch)
     return done.code
@@ -63,7 +63,7 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
         if stored is not None:
             pages, entry = stored
             seen = {**watch.seen, f"f:{cache.result_file(key)}": hashlib.sha256(entry).hexdigest()}
-            remember(entry_argv, "resolve", seen, written, done.resolution.warnings, pages,
+            remember(entry_argv, "resolve", seen, written, list(dict.fromkeys(done.receipt.warnings)), pages,
                      offline=settings.offline, cache_root=cache.root)
     except MISSES:
         pass

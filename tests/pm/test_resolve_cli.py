@@ -370,3 +370,18 @@ def test_with_an_unknown_plugin_exits_1_with_a_clear_message(home, index, capsys
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert_valid_receipt(receipt)
     assert (receipt["outcome"], receipt["candidate"]) == ("failed", "nope")
+
+
+def test_resolve_warns_like_sync_about_the_inputs(capsys, home: Path, index: LocalIndex) -> None:
+    """The dry run was quieter than sync: an enabled name with no plugin, or an enabled plugin with
+    an invalid requirement, gave exit 0 and no word on stderr (issue 24, item 5)."""
+    (home / "config.yaml").write_text("plugins:\n  enabled: [maps, notes, ghost, broken]\n")
+    add_plugin(home / "plugins", "broken", style="manifest", dependencies=["not a requirement!!"])
+    code = main(["resolve", *core_args(home), "--index-url", index.url])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 0
+    warnings = [line for line in err if line.startswith("warning: ")]
+    assert warnings[0] == f"warning: {home / 'config.yaml'}: plugins.enabled names 'ghost', but no plugin root has that name"
+    assert warnings[1].startswith("warning: plugin 'broken' is enabled but invalid, so it is left out of the "
+                                  f"environment: {home / 'plugins' / 'broken' / 'plugin.yaml'}: pip_dependencies[0]: ")
+    assert len(warnings) == 2 and err[-1].startswith("receipt: ")
