@@ -7,7 +7,7 @@ import argparse
 from ..errors import EXIT_OK
 from ..ops.gc import gc, rollback
 from ._common import add_lock_option, home_of, options_from
-from ._output import emit_json, failed_early, reporter_for, say, tell_failed
+from ._output import emit_json, failed_early, reporter_for, say, tell_failed, tell_receipt
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     say(f"removed {len(removed)} generation(s)" + (f": {', '.join(removed)}" if removed else ""))
     for gid, why in kept.items():
         say(f"kept {gid} ({why})")
+    tell_receipt(receipt)
     return EXIT_OK
 
 
@@ -40,8 +41,9 @@ class Rollback:
         receipt = rollback(home_of(args), options_from(args), reporter_for(args.json or args.quiet)).receipt
         code = receipt.exit_code
         if receipt.failure is not None and receipt.failure["kind"] != "rollback":
-            tell_failed(receipt, args.json)
-        elif args.json:
+            tell_failed(receipt, args.json)  # says where the receipt went
+            return code
+        if args.json:
             emit_json(receipt.as_written())
         elif code == EXIT_OK:
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
@@ -50,4 +52,6 @@ class Rollback:
                 say(f"warning: {warning}")
         else:
             say(f"error: cannot roll back: {receipt.failure['message'] if receipt.failure else '?'}")
+        if not args.json:
+            tell_receipt(receipt)  # every command says where its receipt went, as the others do
         return code

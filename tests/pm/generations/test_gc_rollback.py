@@ -45,8 +45,10 @@ def test_gc_keeps_selected_previous_and_leased_and_removes_the_rest(home: Path, 
 
         result = pm(capsys, home, "gc")
         assert result.code == 0
+        newest = max((home / "pm" / "receipts").glob("*-gc-*.json"))
         assert result.err == (f"removed 2 generation(s): {g2}, {unfinished}\n"
-                              f"kept {g1} (in use by pid {holder.pid})\nkept {g3} (previous)\nkept {g4} (selected)\n")
+                              f"kept {g1} (in use by pid {holder.pid})\nkept {g3} (previous)\nkept {g4} (selected)\n"
+                              f"receipt: {newest}\n")  # gc says where its receipt went, as every command
         assert generations.all_ids(home) == [g1, g3, g4]
         assert sorted(p.name for p in (home / "pm" / "leases").iterdir()) == [f"{holder.pid}.json"]
         receipt = latest(home)
@@ -80,7 +82,8 @@ def test_rollback_refuses_a_damaged_previous_generation(home: Path, capsys) -> N
     remove_dist(generations.load(home, g1), "beta")
     result = pm(capsys, home, "rollback")
     assert result.code == 1
-    assert result.err == f"error: cannot roll back: the previous generation {g1} is damaged: beta==1.0 is missing\n"
+    assert result.err == (f"error: cannot roll back: the previous generation {g1} is damaged: beta==1.0 is missing\n"
+                          f"receipt: {max((home / 'pm' / 'receipts').glob('*-rollback-*.json'))}\n")
     assert (home / "pm" / "state.json").read_bytes() == state
     receipt = latest(home)
     assert receipt["outcome"] == "refused" and receipt["exit_code"] == 1 and receipt["generation"] is None
@@ -92,7 +95,8 @@ def test_rollback_refuses_a_damaged_previous_generation(home: Path, capsys) -> N
 def test_rollback_without_a_previous_generation(home: Path, capsys) -> None:
     build_generations(home, capsys, 1)
     result = pm(capsys, home, "rollback")
-    assert (result.code, result.err) == (1, "error: cannot roll back: there is no previous generation\n")
+    assert (result.code, result.err) == (1, "error: cannot roll back: there is no previous generation\n"
+                                         f"receipt: {max((home / 'pm' / 'receipts').glob('*-rollback-*.json'))}\n")
 
 
 def test_status_and_env(home: Path, capsys) -> None:
