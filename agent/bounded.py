@@ -3,7 +3,7 @@
 ``KeyboardInterrupt`` included — is that provider's failure, and a call that does not return in
 time is one too, naming the provider. A provider can neither silence the command nor hang it.
 
-The call runs on a daemon thread and the command waits for it at most
+The call runs on a daemon thread, in a copy of the caller's context (its bound profile), and the command waits for it at most
 ``HERMES_PROVIDER_TIMEOUT`` seconds (default :data:`DEFAULT_TIMEOUT`); a hung call is left
 behind on its thread (Python cannot stop it) and ends with the process. A real Ctrl-C reaches
 the command's own thread and stops the command, as it should.
@@ -11,6 +11,7 @@ the command's own thread and stops the command, as it should.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import os
 import threading
@@ -48,7 +49,10 @@ def call(provider: str, failed: str, function: Callable[[], T]) -> T:
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: the provider's, not ours
             failure.append(exc)
 
-    worker = threading.Thread(target=run, name=f"provider-{provider}", daemon=True)
+    # in a copy of the caller's context: the profile (and secret scope) bound here is the call's,
+    # so an is_available() that reads get_secret() sees the profile's .env as the guide promises
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(run,), name=f"provider-{provider}",
+                              daemon=True)
     worker.start()
     limit = timeout()
     worker.join(limit)

@@ -1,9 +1,14 @@
-"""``hermes memory setup NAME`` and ``hermes memory status``.
+"""``hermes memory setup [NAME]`` and ``hermes memory status``.
 
 ``register(subparsers)`` mounts both on the ``memory`` group's sub-parsers (``dest`` of the
 command: ``memory_command``) and ``run(args) -> int`` runs the parsed one; ``main(argv)`` is the
 same as a standalone program (``python -m agent.memory_cli``). Data goes to stdout (JSON with
 ``--json``), people's messages to stderr.
+
+Bare ``setup`` takes the provider ``memory.provider`` names, else asks on a terminal which
+installed provider to use, else is a usage error. Once the provider is prepared (admission) and its
+settings are stored, ``setup`` records ``memory.provider: NAME`` in the home's ``config.yaml``
+(:func:`pm.ops.admit.choose_memory_provider`: the config editor, under the home lock).
 
 Exit codes: 0 ok; 1 failure (unknown or unusable provider, import failure); 2 usage (bad
 ``--set``, unknown setting, missing required value, invalid value); 4 not ready (the provider's
@@ -57,7 +62,9 @@ def register(subparsers: Any) -> None:
         description="Prepare the memory provider NAME (its declared requirements must be ready), "
                     "then ask for its settings: secrets go to <home>/.env, the rest to the "
                     "provider's own settings.")
-    setup.add_argument("name", metavar="NAME", help="the memory provider")
+    setup.add_argument("name", metavar="NAME", nargs="?",
+                       help="the memory provider (default: the one memory.provider names; on a terminal "
+                            "without it, you are asked which installed provider to use)")
     setup.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                        help="a setting's value, without prompting (repeatable)")
     status = subparsers.add_parser(
@@ -110,9 +117,44 @@ def _say(text: str) -> None:
 # -- setup ---------------------------------------------------------------------------------------
 
 
+def _chosen(home: Path, asked: str | None) -> str:
+    """The provider to set up: ``asked``, else ``memory.provider``, else the terminal's answer."""
+    if asked is not None:
+        return asked
+    config = read_config(home)
+    if config.memory_provider is not None:
+        return config.memory_provider
+    names = [i.name for i in discover_memory_providers(home) if not i.shadowed_by and not i.problems]
+    listed = ", ".join(names) or "none"
+    if not sys.stdin.isatty():
+        raise SetupError(f"hermes memory setup: no NAME given and memory.provider is not set in {config.file}; "
+                         f"installed memory providers: {listed} (run `hermes memory setup NAME`)")
+    return _ask_provider(names, config.file)
+
+
+def _ask_provider(names: list[str], config_file: Path) -> str:
+    if not names:
+        raise SetupError(f"no memory provider is installed, and memory.provider is not set in {config_file}")
+    _say(f"memory.provider is not set in {config_file}; installed memory providers:")
+    for number, name in enumerate(names, 1):
+        _say(f"  {number}. {name}")
+    print("which one? (number or name): ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = input().strip()
+    except EOFError:
+        answer = ""
+    if answer.isdigit() and 1 <= int(answer) <= len(names):
+        return names[int(answer) - 1]
+    if answer in names:
+        return answer
+    raise SetupError(f"{answer!r} is not one of the installed memory providers: {', '.join(names)}")
+
+
 def _setup(home: Path, args: argparse.Namespace) -> int:
     from pm.names import check_name
+    from pm.ops.admit import choose_memory_provider
 
+    args.name = _chosen(home, args.name)
     check_name(args.name, "memory provider name")  # '' or a name no folder can have: a usage error
     presets = parse_sets(args.sets)
     preparation = prepare_provider(home, args.name)
@@ -130,18 +172,22 @@ def _setup(home: Path, args: argparse.Namespace) -> int:
                                              for c, w in preparation.next_steps]}, indent=2))
         return EXIT_NOT_READY
     result = run_setup(home, args.name, presets, None if args.json else terminal_asker())
+    previous = choose_memory_provider(home, result.provider)
+    recorded = previous != result.provider
     if args.json:
         print(json.dumps({"provider": result.provider, "ready": True,
                           "settings": list(result.settings), "secrets": list(result.secrets),
-                          "env_file": str(result.env_file)}, indent=2))
-    else:
-        print(f"memory provider {result.provider!r} set up")
-        if result.settings:
-            print(f"  settings saved: {', '.join(result.settings)}")
-        if result.secrets:
-            print(f"  secrets written to {result.env_file}: {', '.join(result.secrets)}")
-    if not preparation.selected:
-        _say(f"to use it, set `memory.provider: {result.provider}` in {home / 'config.yaml'}")
+                          "env_file": str(result.env_file), "config": str(home / "config.yaml"),
+                          "memory_provider_recorded": recorded, "previous_provider": previous}, indent=2))
+        return 0
+    print(f"memory provider {result.provider!r} set up")
+    if result.settings:
+        print(f"  settings saved: {', '.join(result.settings)}")
+    if result.secrets:
+        print(f"  secrets written to {result.env_file}: {', '.join(result.secrets)}")
+    if recorded:
+        was = f" (was {previous!r})" if previous else ""
+        print(f"  memory.provider: {result.provider} recorded in {home / 'config.yaml'}{was}")
     return 0
 
 

@@ -220,3 +220,52 @@ def _verify(old: str, new: str, key: str, names: list[str]) -> None:
     if _load(new) != _with_list(old, key, names):
         raise ConfigEditError(f"editing config.yaml would change more than plugins.{key}; "
                               f"set plugins.{key} to {names!r} by hand")
+
+
+def set_value(text: str, section: str, key: str, value: str) -> str:
+    """``text`` with ``<section>.<key>`` (a top-level mapping's scalar) set to ``value``: the line
+    is replaced in place (its comment kept), added under an existing ``section:``, or the section
+    is appended; every other line stays byte-identical. BOM and CRLF are kept like
+    :func:`change_list` keeps them."""
+    bom = _yaml.BOM if text.startswith(_yaml.BOM) else ""
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    body = text.removeprefix(bom).replace("\r\n", "\n") if crlf else text.removeprefix(bom)
+    section_data = _load(body).get(section)
+    if section_data is not None and not isinstance(section_data, dict):
+        raise ConfigEditError(f"config.yaml: {section} is not a mapping, so pm cannot set {section}.{key}")
+    if (section_data or {}).get(key) == value:
+        return text
+    expected = dict(_load(body))
+    expected[section] = {**(section_data or {}), key: value}
+    new = _set_value(body, section, key, value, expected)
+    if _load(new) != expected:
+        raise ConfigEditError(f"editing config.yaml would change more than {section}.{key}; "
+                              f"set `{section}: {{{key}: {value}}}` by hand")
+    return bom + (new.replace("\n", "\r\n") if crlf else new)
+
+
+def _set_value(body: str, section: str, key: str, value: str, expected: dict[str, Any]) -> str:
+    lines = body.splitlines(keepends=True)
+    if _is_flow_document(body):  # `{}`: rewritten as a block mapping, leading comments kept
+        lead = "".join(line for line in lines[:next(i for i, line in enumerate(lines)
+                                                    if line.strip() and not line.lstrip().startswith("#"))])
+        return lead + _block(expected)
+    start = next((i for i, line in enumerate(lines) if re.match(rf"^{re.escape(section)}:\s*(#.*)?$", line.rstrip("\n"))), None)
+    flow = next((i for i, line in enumerate(lines) if line.startswith(f"{section}:")), None)
+    if start is None and flow is not None:  # `memory: {provider: a}`: that mapping as a block
+        return "".join(lines[:flow]) + _block({section: expected[section]}) + "".join(lines[_block_end(lines, flow + 1):])
+    if start is None:
+        tail = "" if not body or body.endswith("\n") else "\n"
+        return body + tail + f"{section}:\n  {key}: {_scalar(value)}\n"
+    end = _block_end(lines, start + 1)
+    pattern = re.compile(rf"^(\s+){re.escape(key)}:(.*?)(\s+#.*)?$")
+    children = [i for i in range(start + 1, end) if lines[i].strip() and not lines[i].lstrip().startswith("#")]
+    indent = min((len(lines[i]) - len(lines[i].lstrip()) for i in children), default=2)
+    for i in children:
+        match = pattern.match(lines[i].rstrip("\n"))
+        if match and len(match.group(1)) == indent:
+            comment = match.group(3) or ""
+            lines[i] = f"{match.group(1)}{key}: {_scalar(value)}{comment}\n"
+            return "".join(lines)
+    lines.insert(start + 1, f"{' ' * indent}{key}: {_scalar(value)}\n")
+    return "".join(lines)

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from .._files import read_text
 from ..config import CONFIG_NAME, read_config
-from ..config_edit import change_list
+from ..config_edit import change_list, set_value
 from ..errors import EXIT_OK, ConfigError, InputError, PmError
+from ..lock import home_lock
 from ..selection import candidate_home
 from ..settings import environment_home
 from ..store import Store
@@ -154,3 +155,17 @@ def _disable_in(home: Path, names: set[str]) -> bool:
         return False
     write_config(home, before, text)
     return True
+
+
+def choose_memory_provider(home: Path, name: str) -> str | None:
+    """Record ``memory.provider: name`` in ``home``'s config.yaml through the config editor, under
+    the environment's home lock (comments and the other lines kept); returns the provider it
+    named before (None when unset), or ``name`` itself when nothing changed."""
+    env_home = environment_home(home)
+    with home_lock(env_home, Store.for_home(env_home)):
+        before = config_bytes(home)
+        previous = read_config(home).memory_provider
+        text = set_value(before.decode(), "memory", "provider", name)
+        if text != before.decode():
+            write_config(home, before, text)
+    return previous
