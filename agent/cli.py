@@ -21,6 +21,8 @@ GROUPS = {
     "update": "install missing catalog memory providers, then sync every home",
     "memory": "memory providers: setup, status",
     "logs": "show a home's errors.log or gateway.log",
+    "uninstall": "remove what pm built for a home; keep config.yaml, .env, plugins/ and profiles/",
+    "profile": "list or delete profiles",
 }
 _PLUGIN_COMMANDS: dict[str, Any] = {}
 
@@ -58,6 +60,13 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
         logs.register(groups)
     else:
         groups.add_parser("logs", help=GROUPS["logs"])
+    if wanted("uninstall") or wanted("profile"):
+        from . import removal_cli
+
+        removal_cli.register(groups)
+    else:
+        groups.add_parser("uninstall", help=GROUPS["uninstall"])
+        groups.add_parser("profile", help=GROUPS["profile"])
     if with_plugin_commands:  # last, so built-in names win; only the active provider's cli.py
         from .plugin_cli import discover_plugin_cli_commands, mount_plugin_cli_commands
 
@@ -89,6 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import memory_cli
 
         return int(memory_cli.run(args))
+    if args.group in ("uninstall", "profile"):
+        from . import removal_cli
+
+        args.command = "uninstall" if args.group == "uninstall" else f"profile-{args.profile_command}"
+        return pm.cli.dispatch(args, run=removal_cli.run)
     if args.group == "logs":
         from . import logs
 

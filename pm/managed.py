@@ -31,7 +31,8 @@ SELF_ENV = "HERMES_PM_MANAGER"
 MARKER = "MANAGED"
 #: Commands (``args.command`` of ``hermes pm …`` and of the host's groups) that change the environment.
 MUTATING = frozenset({"sync", "gc", "rollback", "plugins-enable", "plugins-disable", "plugins-install",
-                      "plugins-remove", "update", "memory-setup"})
+                      "plugins-remove", "update", "memory-setup", "uninstall",
+                      "profile-delete"})
 READ_ONLY = ("scan", "resolve", "check", "why", "status", "export")
 _NIX_NAMES = frozenset({"nix", "nixos", "home-manager", "nix-darwin"})
 _NIX_HOW = "change the plugin set in your Nix configuration (services.hermes.plugins) and rebuild"

@@ -42,7 +42,7 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
 }
 #: The receipt ``kind`` of the host's commands that dispatch runs (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
-          "plugins-remove": "remove", "plugins-list": "list"}
+          "plugins-remove": "remove", "plugins-list": "list", "profile-list": "list"}
 
 
 def command(name: str) -> Any:

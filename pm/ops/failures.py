@@ -12,6 +12,7 @@ exception                              kind               outcome
                                        no-inputs
 :class:`NotAdmissible`                 not-admissible     refused
 :class:`StillEnabled`                  still-enabled      refused
+:class:`RemovalRefused`                removal-refused    refused
 :class:`pm.install.InstallError`,      install            refused
 :class:`pm.catalog.CatalogRefusal`
 :class:`pm.index.builds.BuildFailure`  build              failed
@@ -66,6 +67,16 @@ class StillEnabled(PmError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"plugin {name!r} is enabled; run `hermes plugins disable {name}` first, then remove it")
+
+
+class RemovalRefused(PmError):
+    """``hermes uninstall`` or ``hermes profile delete`` that cannot go ahead: ``blockers`` say why
+    (a running process holds a generation, a profile still has plugins), ``steps`` what to run."""
+
+    def __init__(self, what: str, blockers: list[str], steps: list[str] | None = None) -> None:
+        self.blockers = blockers
+        self.steps = steps or []
+        super().__init__(f"{what}: nothing was removed: " + "; ".join(blockers))
 
 
 @dataclass(frozen=True)
@@ -125,6 +136,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
         ((FileMismatch,), "file-mismatch", "refused"),
         ((NotAdmissible,), "not-admissible", "refused"),
         ((StillEnabled,), "still-enabled", "refused"),
+        ((RemovalRefused,), "removal-refused", "refused"),
         ((InstallError, CatalogRefusal), "install", "refused"),
         ((BuildFailure,), "build", "failed"),
         ((MetadataMismatch,), "MetadataMismatch", "failed"),

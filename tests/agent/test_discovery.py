@@ -139,7 +139,7 @@ def test_folder_without_init_is_a_problem(clean_env: Path, new_home: Callable[..
 
 def test_the_repository_bundles_four_providers(clean_env: Path, new_home: Callable[..., Path]) -> None:
     found = {i.name: i for i in discover_memory_providers(new_home()) if i.source == "bundled"}
-    assert sorted(found) == ["jsonl_journal", "markdown_notes", "sidecar_echo", "sqlite_fts"]
+    assert sorted(found) == ["jsonl_journal", "markdown_notes", "peer_cards", "sidecar_echo", "signed_notes", "sqlite_fts"]
     assert [str(r) for r in found["jsonl_journal"].requirements] == ["PyYAML>=6"]
     assert found["jsonl_journal"].declaration_file == found["jsonl_journal"].root / "pyproject.toml"
     assert [str(r) for r in found["markdown_notes"].requirements] == ["packaging>=22"]

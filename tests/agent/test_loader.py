@@ -50,7 +50,7 @@ def test_unknown_provider_names_what_exists(new_home: Callable[..., Path]) -> No
         load_memory_provider(home)
     assert str(caught.value) == (
         f"memory provider 'mem0' is not installed (named by memory.provider in {home}/config.yaml); "
-        "known memory providers: 'jsonl_journal', 'markdown_notes', 'sidecar_echo', 'sqlite_fts'; "
+        "known memory providers: 'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
         "run `hermes update`")
 
 

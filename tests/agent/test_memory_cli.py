@@ -130,7 +130,7 @@ def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pyt
     assert main(["setup", "honcho", "--home", str(home)]) == 1
     assert capsys.readouterr().err == (
         "error: memory provider 'honcho' is not installed; known memory providers: "
-        "'jsonl_journal', 'markdown_notes', 'sidecar_echo', 'sqlite_fts'; run `hermes update`\n")
+        "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; run `hermes update`\n")
 
 
 def test_collect_values_asks_for_what_was_not_given() -> None:
@@ -189,7 +189,7 @@ def test_status_without_a_provider(new_home: Callable[..., Path], capsys: pytest
     assert main(["status", "--home", str(home)]) == 0
     assert capsys.readouterr().out == (
         f"memory provider: none (memory.provider is not set in {home}/config.yaml)\n"
-        "installed providers: jsonl_journal, markdown_notes, sidecar_echo, sqlite_fts\n")
+        "installed providers: jsonl_journal, markdown_notes, peer_cards, sidecar_echo, signed_notes, sqlite_fts\n")
 
 
 def test_status_of_a_ready_provider(new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
