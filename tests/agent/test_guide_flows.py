@@ -20,6 +20,7 @@ from agent.testing import ROOT
 from pm import generations, leases
 from pm.config_edit import ConfigEditError, set_value
 from pm.generations import Generation
+from pm.ops.uninstall import plan_uninstall
 from pm.store import Store
 from pm.testing.homes import add_plugin
 
@@ -152,6 +153,16 @@ def built(new_home: Callable[..., Path], sync: Callable[..., Generation]) -> Pat
     sync(home, {"sharedlib": "1.0"})
     (home / ".env").write_text("KEY=1\n")
     return home
+
+
+def test_the_uninstall_plan_keeps_the_users_things_and_the_receipts(built: Path) -> None:
+    plan = plan_uninstall(built)
+    assert plan.target == built
+    removed = {p.name for p in plan.remove}
+    assert "generations" in removed and "receipts" not in removed
+    kept = {str(p.relative_to(built)) for p in plan.keep}
+    assert {"config.yaml", ".env", "plugins", "pm/receipts"} <= kept
+    assert plan.plugins == ("alpha",) and plan.blockers == ()
 
 
 def test_uninstall_asks_and_without_a_terminal_removes_nothing(built: Path,
