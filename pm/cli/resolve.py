@@ -80,7 +80,10 @@ def tell_resolved(receipt: Receipt) -> None:
         elif receipt.failure["kind"] == "missing-project":
             say("this is not a conflict between plugins: a required project does not exist where pm looked; "
                 "nothing was changed")
-            tell_steps(receipt.next_steps)
+        elif receipt.failure["kind"] == "not-offered":
+            say("this is not a conflict between plugins: the host's own pins are not where pm looked; "
+                "nothing was changed")
+        tell_steps(receipt.next_steps)
 
 
 def tell_conflict(receipt: Receipt) -> None:

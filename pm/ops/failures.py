@@ -20,6 +20,7 @@ exception                              kind               outcome
 :class:`pm.index.base.IndexFailure`    index              failed
 :class:`pm.resolver.TooComplex`        too-complex        failed
 :class:`pm.resolver.MissingProjects`   missing-project    failed
+:class:`pm.resolver.NotOffered`        not-offered        failed
 any other :class:`PmError`             its class name     failed
 =====================================  =================  =========
 
@@ -106,6 +107,9 @@ def failure_of(exc: PmError) -> Failure:
 
         assert isinstance(exc, MissingProjects)
         section = missing_to_json(exc)
+    if kind == "not-offered":  # what core asks, what the sources list, where pm looked
+        section["projects"] = [p.to_json() for p in getattr(exc, "projects", ())]
+        section["searched"] = list(getattr(exc, "searched", ()))
     return Failure(kind, outcome, exc.exit_code, section, _extra(exc))
 
 
@@ -128,7 +132,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
     from ..install import InstallError
     from ..managed import Managed
     from ..recheck import MetadataMismatch
-    from ..resolver import MissingProjects, TooComplex
+    from ..resolver import MissingProjects, NotOffered, TooComplex
 
     return [
         ((Managed,), "managed", "refused"),
@@ -143,6 +147,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
         ((IndexFailure,), "index", "failed"),
         ((TooComplex,), "too-complex", "failed"),
         ((MissingProjects,), "missing-project", "failed"),
+        ((NotOffered,), "not-offered", "failed"),
     ]
 
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..commands import hermes
 from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
 from ..inputs import Inputs
 from .failures import NotAdmissible
@@ -14,7 +15,7 @@ from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Builder, Conflict, MissingProjects, Policy, Resolution
+    from ..resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution
 
 
 class UnknownPlugin(PmError):
@@ -72,6 +73,9 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     except resolver.MissingProjects as missing:
         _missing(txn, missing)
         return None
+    except resolver.NotOffered as unoffered:
+        _unoffered(txn, unoffered)
+        return None
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
@@ -99,6 +103,19 @@ def _missing(txn: Transaction, missing: MissingProjects) -> None:
     for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.receipt.kind):
         txn.receipt.step(command, why)
     fail(txn.receipt, missing)
+
+
+def _unoffered(txn: Transaction, error: NotOffered) -> None:
+    """Core's own pins are not on the sources: the index is wrong for this home (exit 1, kind
+    ``not-offered``); the next steps point at the index setting, never at a plugin."""
+    home = txn.options.shown_home
+    where = f" (now {', '.join(error.searched)})" if error.searched else ""
+    txn.receipt.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
+                     f"try the index that holds the host's pins{where}; then set pm.index_url in config.yaml to keep it")
+    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
+    txn.receipt.step(hermes(*retry, home=home), "then try again")
+    fail(txn.receipt, error)
 
 
 def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:

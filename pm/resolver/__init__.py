@@ -8,7 +8,8 @@
 - :mod:`.learning` — dead ends (requirements no choice can satisfy), learned as it goes
 - :mod:`.explain` — Conflict / TooComplex, causes mapped to origins, findings as data
 - :mod:`.deadends` — why a requirement can never be satisfied: unusable versions and chains
-- :mod:`.missing` — MissingProjects: requirements on projects that no source has (a failure)
+- :mod:`.missing` — MissingProjects (requirements on projects that no source has) and NotOffered
+  (core's requirements at versions no source lists): failures, not conflicts
 - :mod:`.wording` — :func:`format_conflict` and :func:`format_missing`, the formatters of findings
 """
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .explain import Cause, Conflict, Finding, TooComplex
-    from .missing import MissingProjects
+    from .missing import MissingProjects, NotOffered
     from .model import Pin, Policy, Resolution
     from .provider import Builder
     from .resolve import resolve_union
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 #: Where each public name lives, loaded on first use (PEP 562): reading a stored resolution
 #: (pins, a receipt) needs only the model, not resolvelib, the provider and the explanations.
 _LAZY = {"Cause": ".explain", "Conflict": ".explain", "Finding": ".explain", "TooComplex": ".explain",
-         "MissingProjects": ".missing", "Pin": ".model", "Policy": ".model", "Resolution": ".model",
+         "MissingProjects": ".missing", "NotOffered": ".missing", "Pin": ".model", "Policy": ".model", "Resolution": ".model",
          "Builder": ".provider", "resolve_union": ".resolve", "format_conflict": ".wording"}
 
 
@@ -37,4 +38,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(_LAZY[name], __name__), name)
 
 
-__all__ = ["Builder", "Cause", "Conflict", "Finding", "MissingProjects", "Pin", "Policy", "Resolution", "TooComplex", "format_conflict", "resolve_union"]
+__all__ = ["Builder", "Cause", "Conflict", "Finding", "MissingProjects", "NotOffered", "Pin", "Policy", "Resolution", "TooComplex", "format_conflict", "resolve_union"]

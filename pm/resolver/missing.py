@@ -9,6 +9,11 @@ plugin that pulled that in), where pm searched, and a near-match from the names 
 
 - Root requirements: their pages are fetched before resolvelib runs (it needs every one of
   them at once anyway); :func:`missing_roots` finds those with no files in any source.
+- Core's own root requirements that no listed version meets (:func:`unoffered_roots`,
+  :class:`NotOffered`): the project exists, but not at any version the host needs. The host's
+  requirements are the ones every home must meet, so this is the index being wrong for the home
+  (a public index in place of the private one, a mirror missing releases), told as such — never
+  as a conflict that blames healthy plugins.
 - Transitive ones matter only when the resolution fails because of them: :func:`as_missing`
   turns a :class:`~.explain.Conflict` whose every finding ends in missing projects into
   :class:`MissingProjects`; a failure that also has a real conflict stays a Conflict.
@@ -18,15 +23,16 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from packaging.utils import NormalizedName, canonicalize_name
 
 from ..errors import EXIT_FAILURE, PmError
 from ..index.base import Source
-from .explain import Conflict, Finding, _causes
+from .explain import Cause, Conflict, Finding, _causes
 from .model import Req
 from .provider import Provider
-from .wording import format_missing
+from .wording import format_missing, format_not_offered
 
 _CUTOFF = 0.75  # difflib ratio above which a known name is offered as "did you mean"
 
@@ -58,6 +64,51 @@ class MissingProjects(PmError):
         if self.candidate is not None and self.candidate in names:
             names.insert(0, self.candidate)
         return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Unoffered:
+    """A project core requires at versions that no source lists: ``causes`` (core's requirements
+    on it, the lock's pin included) and ``offered`` (the versions listed, newest first)."""
+
+    package: str
+    causes: tuple[Cause, ...]
+    offered: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.package, "required_by": [c.to_json() for c in self.causes],
+                "offered": list(self.offered)}
+
+
+class NotOffered(PmError):
+    """The sources list none of the versions core's own requirements allow (``projects``); the
+    index is most likely the wrong one for this home. A failure (exit 1), not a conflict."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, projects: Sequence[Unoffered], searched: Sequence[str]) -> None:
+        self.projects = tuple(projects)
+        self.searched = tuple(searched)
+        super().__init__(format_not_offered(self))
+
+
+def unoffered_roots(roots: Sequence[Req], provider: Provider) -> list[Unoffered]:
+    """Core's root requirements (its declaration and its lock) that no version the sources list
+    allows (pre-releases counted: listing is what is judged, not whether a version suits the
+    target), a project the sources do not have at all included. Blocks until those pages are
+    fetched (start them with ``source.prefetch`` first)."""
+    by_name: dict[NormalizedName, list[Req]] = {}
+    for req in roots:
+        if any(o.is_core for o in req.origins):
+            by_name.setdefault(req.name, []).append(req)
+    found = []
+    for name, reqs in by_name.items():
+        versions = provider.project(name).versions
+        unmet = [r for r in reqs if not any(r.specifier.contains(v, prereleases=True) for v in versions)]
+        if unmet:
+            causes = tuple(sorted((c for c in _causes(unmet) if c.origin.is_core), key=lambda c: c.locked))
+            found.append(Unoffered(name, causes, tuple(str(v) for v in versions)))
+    return sorted(found, key=lambda u: u.package)
 
 
 def missing_names(finding: Finding) -> list[str]:

@@ -18,7 +18,17 @@ from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
 from .explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
-from .missing import MissingProjects, as_missing, known_projects, missing_names, missing_roots, searched, suggestions
+from .missing import (
+    MissingProjects,
+    NotOffered,
+    as_missing,
+    known_projects,
+    missing_names,
+    missing_roots,
+    searched,
+    suggestions,
+    unoffered_roots,
+)
 from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified
 from .provider import Builder, Provider
 
@@ -61,7 +71,7 @@ def resolve_union(
     max_rounds: int = MAX_ROUNDS,
     builder: Builder | None = None,
 ) -> Resolution:
-    """Pins for the union on ``target``. Raises MissingProjects, Conflict, TooComplex or IndexFailure.
+    """Pins for the union on ``target``. Raises MissingProjects, NotOffered, Conflict, TooComplex or IndexFailure.
 
     Root requirements on projects that no source has are found before resolvelib runs (their
     pages are all needed first anyway) and raised together as :class:`MissingProjects`.
@@ -102,6 +112,8 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     provider.look_ahead(roots)
     resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
     try:
+        if unoffered := unoffered_roots(roots, provider):  # first: the sources are wrong for the host itself
+            raise NotOffered(unoffered, searched(provider.source))
         if missing := missing_roots(roots, provider):
             raise _missing(missing, roots, provider, candidate)
         result = resolver.resolve(roots, max_rounds=max_rounds)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .deadends import DeadEnd, Needs, Unusable
     from .explain import Conflict, Finding
-    from .missing import MissingProjects
+    from .missing import MissingProjects, NotOffered
 
 #: Finding kinds, in the order they are told.
 KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "yanked", "excluded-newer",
@@ -98,7 +98,9 @@ def _finding_text(finding: Finding, told: set[str]) -> str:
         shown = ", ".join(finding.available[:_MAX_VERSIONS]) + (", …" if len(finding.available) > _MAX_VERSIONS else "")
         text = f"{head}; no version of {finding.package} satisfies it" + (f" (available: {shown})." if shown else ".")
     else:
-        text = f"{head}; no version of {finding.package} satisfies all of these."
+        shown = ", ".join(finding.available[:_MAX_VERSIONS]) + (", …" if len(finding.available) > _MAX_VERSIONS else "")
+        text = f"{head}; no version of {finding.package} satisfies all of these" + (
+            f" (available: {shown})." if shown else ".")
     return text + _involved(finding, told)
 
 
@@ -236,3 +238,22 @@ def _where(searched: tuple[str, ...]) -> str:
         noun = "the index" if "://" in searched[0] else "the find-links folder"
         return f"{noun} does not have (searched {searched[0]})"
     return f"none of the configured sources has (searched {', '.join(searched)})"
+
+
+def format_not_offered(error: NotOffered) -> str:
+    """Core's requirements the sources list no version for: the evidence, then the likely cause
+    (the index) and where to change it; no plugin is named, none is at fault."""
+    parts = []
+    for item in error.projects:
+        asked = _and([c.describe() for c in item.causes])
+        listed = f"lists only {item.package} {_shown(list(item.offered))}" if item.offered else f"has no {item.package!r}"
+        parts.append(f"{asked}, but {_where_offered(error.searched)} {listed}")
+    return ("; ".join(parts) + ". The host's own requirements cannot be met from these sources, so they are most "
+            "likely the wrong ones for this home (no plugin is at fault): check pm.index_url and pm.find_links in "
+            "config.yaml, --index-url, or HERMES_PM_INDEX_URL, UV_INDEX_URL and PIP_INDEX_URL.")
+
+
+def _where_offered(searched: tuple[str, ...]) -> str:
+    if len(searched) == 1:
+        return f"{'the index' if '://' in searched[0] else 'the find-links folder'} {searched[0]}"
+    return f"the configured sources ({', '.join(searched)})" if searched else "no source"

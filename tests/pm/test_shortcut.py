@@ -219,7 +219,7 @@ def test_no_shortcut_where_the_answer_depends_on_what_is_not_watched(setup: Setu
 
 
 def test_a_conflict_is_never_answered_from_memory(setup: Setup) -> None:
-    (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['alpha<1']\n")
+    (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['alpha>=2', 'beta<2']\n")
     setup.run(ok=3)
     setup.run(ok=3)
     assert setup.latest()["outcome"] == "conflict" and not setup.latest().get("shortcut")
