@@ -29,13 +29,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "no resolution")
     parser.add_argument("--ignore-inputs", action="store_true",
                         help="with --from: build even if the plugins, core or target changed since FILE was made")
+    parser.add_argument("--allow-unmet", action="store_true",
+                        help="with --from and --ignore-inputs: build even if FILE's pins break core's lock or a "
+                             "plugin's declared ranges")
     parser.set_defaults(candidate=None)
 
 
 def run(args: argparse.Namespace) -> int:
     home, options, reporter = home_of(args), options_from(args), reporter_for(args.json or args.quiet)
     if getattr(args, "from_file", None):
-        done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs)
+        done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs,
+                         allow_unmet=args.allow_unmet)
         report(done.receipt, json_output=args.json)
         return done.code
     with watching() as watch:
@@ -66,7 +70,7 @@ def tell_synced(receipt: Receipt) -> None:
     if receipt.exit_code == EXIT_OK and receipt.generation is not None and receipt.written is not None:
         for line in synced(receipt.written):
             say(line)
-    elif receipt.failure is not None and receipt.failure["kind"] in ("inputs-changed", "no-inputs"):
+    elif receipt.failure is not None and receipt.failure["kind"] in ("inputs-changed", "no-inputs", "unmet-requirements"):
         tell_failure(receipt)  # refused: …, then the commands that go on
         tell_steps(receipt.next_steps, header=False)
     elif receipt.failure is not None and "message" in receipt.extra:

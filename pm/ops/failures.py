@@ -13,6 +13,7 @@ exception                              kind               outcome
 :class:`NotAdmissible`                 not-admissible     refused
 :class:`StillEnabled`                  still-enabled      refused
 :class:`RemovalRefused`                removal-refused    refused
+:class:`UnmetRequirements`             unmet-requirements refused
 :class:`pm.install.InstallError`,      install            refused
 :class:`pm.catalog.CatalogRefusal`
 :class:`pm.index.builds.BuildFailure`  build              failed
@@ -70,6 +71,17 @@ class StillEnabled(PmError):
         super().__init__(f"plugin {name!r} is enabled; run `hermes plugins disable {name}` first, then remove it")
 
 
+class UnmetRequirements(PmError):
+    """A frozen sync with ``--ignore-inputs`` refused: FILE's pins break core's lock or a declared
+    range of this home (``unmet``, in words). ``--allow-unmet`` builds them anyway."""
+
+    def __init__(self, label: str, unmet: list[str]) -> None:
+        self.label = label
+        self.unmet = unmet
+        super().__init__("\n  - ".join([f"refused: the pins of {label} do not meet this home's requirements:", *unmet])
+                         + "\nnothing was built")
+
+
 class RemovalRefused(PmError):
     """``hermes uninstall`` or ``hermes profile delete`` that cannot go ahead: ``blockers`` say why
     (a running process holds a generation, a profile still has plugins), ``steps`` what to run."""
@@ -101,6 +113,8 @@ def failure_of(exc: PmError) -> Failure:
         section["problems"] = [str(p) for p in problems]
     if isinstance(exc, InputsChanged):
         section["differences"] = exc.changes or []
+    if isinstance(exc, UnmetRequirements):
+        section["unmet"] = list(exc.unmet)
     if kind == "missing-project":  # the projects, who requires them, where pm searched
         from ..records import missing_to_json
         from ..resolver import MissingProjects
@@ -141,6 +155,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
         ((NotAdmissible,), "not-admissible", "refused"),
         ((StillEnabled,), "still-enabled", "refused"),
         ((RemovalRefused,), "removal-refused", "refused"),
+        ((UnmetRequirements,), "unmet-requirements", "refused"),
         ((InstallError, CatalogRefusal), "install", "refused"),
         ((BuildFailure,), "build", "failed"),
         ((MetadataMismatch,), "MetadataMismatch", "failed"),

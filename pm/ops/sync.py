@@ -142,18 +142,19 @@ def _after_a_mismatch(txn: Transaction, failure: PmError) -> None:
 
 
 def sync_from(home: Path, from_file: str, options: Options | None = None, reporter: Reporter = SILENT, *,
-              ignore_inputs: bool = False) -> Result:
+              ignore_inputs: bool = False, allow_unmet: bool = False) -> Result:
     """The frozen sync (``--from FILE``): build exactly the files FILE names (``--find-links``
     folders may supply them, matched by filename and sha256), no resolver, no index. Refused
     (:class:`~pm.ops.failures.InputsChanged`) when the home's inputs are not those FILE was made
-    for, unless ``ignore_inputs``. The new generation carries the home's fingerprint when the
+    for, unless ``ignore_inputs``; even then, FILE's pins must meet core's lock and every declared
+    range of the home (:class:`~pm.ops.failures.UnmetRequirements`), unless ``allow_unmet``. The new generation carries the home's fingerprint when the
     inputs match FILE's, else the sha256 of FILE, so a later plain sync resolves anew."""
-    txn = transaction(home, "sync", lambda txn: _sync_from(txn, from_file, ignore_inputs), options, reporter,
+    txn = transaction(home, "sync", lambda txn: _sync_from(txn, from_file, ignore_inputs, allow_unmet), options, reporter,
                       command="sync")
     return Result(txn.receipt, txn.inputs)
 
 
-def _sync_from(txn: Transaction, label: str, ignore_inputs: bool) -> None:
+def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: bool) -> None:
     from ..frozen import localize, read_frozen
     from ..records import resolution_to_json
 
@@ -162,6 +163,8 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool) -> None:
     with cleaning_up(txn):
         frozen = read_frozen(Path(label), inputs.target)
     changes = _check_basis(txn, frozen, label, ignore_inputs)
+    if changes != []:  # FILE was not made for these inputs: its pins must still meet them
+        _check_pins_meet_roots(txn, frozen.resolution, label, allow_unmet)
     with cleaning_up(txn):
         resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
         _check_offline(inputs, resolution, label)
@@ -202,6 +205,26 @@ def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool)
         raise InputsChanged(label, changes)
     receipt.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
     return changes
+
+
+def _check_pins_meet_roots(txn: Transaction, resolution: Resolution, label: str, allow_unmet: bool) -> None:
+    """Refuse (:class:`UnmetRequirements`) pins that break core's lock or a declared range,
+    unless ``allow_unmet``; then they are only warned about."""
+    from ..commands import hermes
+    from ..resolver.model import root_requirements, unmet_roots
+    from .failures import UnmetRequirements
+
+    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    unmet = unmet_roots(root_requirements(inputs.union, inputs.target), resolution.pins, label)
+    if not unmet:
+        return
+    if not allow_unmet:
+        receipt.step(hermes("pm", "sync", home=home), "resolve this home's requirements instead")
+        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", "--allow-unmet", home=home),
+                     f"build exactly the files of {label} anyway, knowing the requirements above are broken")
+        raise UnmetRequirements(label, unmet)
+    receipt.warnings += [f"built although its pins break this home's requirements (--allow-unmet): {line}"
+                         for line in unmet]
 
 
 def _files_of(resolution: dict[str, Any]) -> set[tuple[str, str, str]]:

@@ -22,7 +22,8 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 from ..index.base import FileLink, Metadata
 from ..settings import redact_url
-from ..union import Origin
+from ..target import Target
+from ..union import Origin, Union
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
 PYTHON = NormalizedName("<python>")
@@ -175,3 +176,37 @@ class Resolution:
 
     def by_name(self) -> dict[NormalizedName, Pin]:
         return {p.name: p for p in self.pins}
+
+
+def root_requirements(union: Union, target: Target) -> list[Req]:
+    """Core's lock as exact pins, then every requirement of the union whose marker applies."""
+    environment = {**target.environment, "extra": ""}
+    roots = [
+        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}), locked=True)
+        for name, version in union.core.lock
+    ]
+    for tagged in union.requirements:
+        requirement = tagged.requirement
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        roots.append(Req.from_requirement(requirement, frozenset({tagged.origin})))
+    return roots
+
+
+def unmet_roots(roots: list[Req], pins: tuple[Pin, ...] | list[Pin], where: str) -> list[str]:
+    """The root requirements ``pins`` (those of ``where``, a file's name) do not meet, in words
+    ("core locks a==1.0, but pylock.toml pins a 2.0"): a project not pinned at all, or pinned at
+    a version outside the specifier."""
+    pinned = {pin.name: pin.version for pin in pins}
+    found = []
+    for req in roots:
+        if req.name == PYTHON:
+            continue
+        who = "core" if any(o.is_core for o in req.origins) else " and ".join(sorted(map(str, req.origins)))
+        verb = "locks" if req.locked else "requires"
+        version = pinned.get(req.name)
+        if version is None:
+            found.append(f"{who} {verb} {req.text}, but {where} pins no {req.name}")
+        elif not req.specifier.contains(version, prereleases=True):
+            found.append(f"{who} {verb} {req.text}, but {where} pins {req.name} {version}")
+    return list(dict.fromkeys(found))

@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 from resolvelib.resolvers import resolution as _resolution_module
@@ -29,7 +28,7 @@ from .missing import (
     suggestions,
     unoffered_roots,
 )
-from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified
+from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
 from .provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
@@ -44,21 +43,6 @@ MAX_ROUNDS = 20_000
 # and a random differential against brute force found such unions (tests/pm/resolver/
 # test_learning.py). Safe backjumping only: the knob resolvelib documents for this (PR #188).
 _resolution_module._OPTIMISTIC_BACKJUMPING_RATIO = 0.0
-
-
-def root_requirements(union: Union, target: Target) -> list[Req]:
-    """Core's lock as exact pins, then every requirement of the union whose marker applies."""
-    environment = {**target.environment, "extra": ""}
-    roots = [
-        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}), locked=True)
-        for name, version in union.core.lock
-    ]
-    for tagged in union.requirements:
-        requirement = tagged.requirement
-        if requirement.marker is not None and not requirement.marker.evaluate(environment):
-            continue
-        roots.append(Req.from_requirement(requirement, frozenset({tagged.origin})))
-    return roots
 
 
 def resolve_union(

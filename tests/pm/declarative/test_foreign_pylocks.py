@@ -71,6 +71,25 @@ def test_a_lock_uv_compiled_builds_the_same_packages(home: Path, index: LocalInd
         f"{index.root}/files/{name}-{version}-py3-none-any.whl" for name, version in PINS.items()}
 
 
+def test_a_uv_lock_that_breaks_core_and_the_plugins_is_refused_even_with_ignore_inputs(
+        home: Path, index: LocalIndex, uv: Uv, capsys) -> None:
+    folder = home.parent / "other"
+    folder.mkdir()
+    (folder / "requirements.in").write_text("alpha>=2\n")
+    lock = folder / "pylock.toml"
+    uv.run("pip", "compile", "--format", "pylock.toml", "--index-url", index.url, "--python", sys.executable,
+           str(folder / "requirements.in"), "-o", str(lock))
+
+    result = pm(capsys, home, "sync", "--from", str(lock), "--ignore-inputs", "--json")
+
+    assert (result.code, result.data["failure"]["kind"]) == (1, "unmet-requirements")
+    unmet = result.data["failure"]["unmet"]
+    assert unmet[0] == f"core requires alpha<2, but {lock} pins alpha 2.0"
+    assert [line.split(", but ")[1] for line in unmet[1:]] == [
+        f"{lock} pins no beta", f"{lock} pins no gamma"]
+    assert generations.all_ids(home) == []
+
+
 def test_environments_and_markers_of_a_uv_export_select_what_applies_here(home: Path, index: LocalIndex, uv: Uv,
                                                                         capsys) -> None:
     here, elsewhere = sys.platform, "win32" if sys.platform != "win32" else "linux"
@@ -88,7 +107,7 @@ marker = "'docs' in dependency_groups"
 wheels = [{{ url = "{index.root}/files/gamma-1.0-py3-none-any.whl", hashes = {{ sha256 = "{'0' * 64}" }} }}]
 """)
 
-    result = pm(capsys, home, "sync", "--from", str(lock), "--ignore-inputs", "--json")
+    result = pm(capsys, home, "sync", "--from", str(lock), "--ignore-inputs", "--allow-unmet", "--json")
 
     assert result.code == 0, result.err
     assert installed(generations.selected(home)) == {"alpha": "1.0", "epsilon": "1.0"}  # never delta nor gamma

@@ -108,12 +108,24 @@ def test_added_and_removed_members_are_named(home: Path, capsys) -> None:
 def test_ignore_inputs_builds_the_file_and_a_plain_sync_then_resolves_anew(home: Path, capsys) -> None:
     receipt_file = _resolved_on(home, capsys)
     edit(home / "plugins" / "notes" / "pyproject.toml", '"beta>=1"', '"beta>=1", "epsilon"')
-    result = pm(capsys, home, "sync", "--from", str(receipt_file), "--ignore-inputs", "--json")
+    before = generations.all_ids(home)
+    refused = pm(capsys, home, "sync", "--from", str(receipt_file), "--ignore-inputs", "--json")
+    assert (refused.code, refused.data["outcome"]) == (1, "refused")
+    assert refused.data["failure"]["kind"] == "unmet-requirements"
+    notes = home / "plugins" / "notes" / "pyproject.toml"
+    assert refused.data["failure"]["unmet"] == [f"plugin 'notes' ({notes}) requires epsilon, but {receipt_file} "
+                                                "pins no epsilon"]
+    assert [s["command"] for s in refused.data["next_steps"]][-1].endswith(f"--ignore-inputs --allow-unmet --home {home}")
+    assert generations.all_ids(home) == before
+    result = pm(capsys, home, "sync", "--from", str(receipt_file), "--ignore-inputs", "--allow-unmet", "--json")
     assert result.code == 0, result.data.get("failure")
     built = generations.selected(home)
     assert pins_of(built) == PINS and result.data["frozen"]["inputs"] == "changed"
-    assert result.data["warnings"][-1].startswith(
+    assert result.data["warnings"][-2].startswith(
         "built although the inputs changed (--ignore-inputs): plugin 'notes': its declaration changed")
+    assert result.data["warnings"][-1] == ("built although its pins break this home's requirements (--allow-unmet): "
+                                           f"plugin 'notes' ({notes}) requires epsilon, but {receipt_file} pins no "
+                                           "epsilon")
     assert built.fingerprint != result.data["inputs"]["fingerprint"]
     resolved = pm(capsys, home, "sync", "--json")
     assert resolved.code == 0 and pins_of(generations.selected(home)) == PINS | {"epsilon": "1.0"}
