@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from pm import generations
+from pm.cli._changes import tell_changes
 from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, table, tell_failed, tell_receipt
 from pm.cli.resolve import tell_resolved
@@ -99,6 +100,7 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
         emit_json(receipt.as_written())
         return code
     if code == EXIT_OK:
+        tell_changes(args)
         say(receipt.extra.get("message") or done)
         if receipt.generation:
             say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
@@ -149,5 +151,6 @@ def run_update(args: argparse.Namespace) -> int:
                 say(paint(f"!!! memory provider {name!r} collides: the agent cannot load its memory until this is "
                           "resolved", "red", sys.stderr))
         say("the previously selected generation stays selected; no plugin was disabled")
+    tell_changes(args)
     report(receipt, json_output=args.json)
     return done.code

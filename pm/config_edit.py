@@ -60,15 +60,35 @@ def _change_list(text: str, key: str, add: str | None, remove: str | None) -> st
     items = [] if span is None else [i for i in range(span[0] + 1, span[1]) if lines[i].lstrip().startswith("- ")]
     if not names or span is None or not items or lines[span[0]].split(":", 1)[1].split("#")[0].strip():
         return set_list(text, key, names)
-    new_lines = [line for i, line in enumerate(lines) if not (i in items and _item(line) == remove)]
-    if add is not None and add not in current:
+    indent = lines[items[0]][: len(lines[items[0]]) - len(lines[items[0]].lstrip())]
+    # a removed item with a comment stays as a commented-out line, its comment kept
+    new_lines: list[str | None] = [(f"{indent}# {line.lstrip()}" if _comment(line) else None)
+                                   if i in items and _item(line) == remove else line for i, line in enumerate(lines)]
+    restored = None if add is None or add in current else _commented_out(new_lines, span[0], indent, add)
+    if restored is not None and add is not None:  # enabled again where it was: the line (and its comment) come back
+        new_lines[restored] = indent + str(new_lines[restored]).lstrip()[2:]
+        names = [n for n in names if n != add]
+        names.insert(sum(1 for i in items if i < restored and _item(lines[i]) not in (None, remove)), add)
+    elif add is not None and add not in current:
         last = max(i for i in items if _item(lines[i]) != remove) if any(_item(lines[i]) != remove for i in items) else span[0]
-        indent = lines[items[0]][: len(lines[items[0]]) - len(lines[items[0]].lstrip())]
-        position = last + 1 - sum(1 for i in items if i <= last and _item(lines[i]) == remove)
-        new_lines.insert(position, f"{indent}- {_scalar(add)}\n")
-    new = "".join(new_lines)
+        new_lines.insert(last + 1, f"{indent}- {_scalar(add)}\n")
+    new = "".join(line for line in new_lines if line is not None)
     _verify(text, new, key, names)
     return new
+
+
+def _comment(line: str) -> str:
+    """The comment after a list item (``- name  # why``), empty when it has none."""
+    return line.partition(" #")[2].strip() if line.lstrip().startswith("- ") else ""
+
+
+def _commented_out(lines: list[str | None], start: int, indent: str, name: str) -> int | None:
+    """The line in the list at ``start`` that :func:`_change_list` commented out for ``name``."""
+    pattern = re.compile(rf"{re.escape(indent)}# - {re.escape(_scalar(name))}( +#.*)?\n?")
+    for i in range(start + 1, _block_end([line or "" for line in lines], start + 1)):
+        if lines[i] is not None and pattern.fullmatch(lines[i] or ""):
+            return i
+    return None
 
 
 def _load(text: str) -> Any:

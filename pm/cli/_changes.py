@@ -1,6 +1,6 @@
 """The package diff a person sees after a command that may change the selected generation:
 ``+ name==version`` for what it added, ``- name==version`` for what it removed (a version change
-is both), on stderr, as uv prints after an install. Quiet under ``--json`` and ``-q``."""
+is both), on stderr, first, as uv prints them before its summary. Quiet under ``--json`` and ``-q``."""
 
 from __future__ import annotations
 
@@ -29,8 +29,11 @@ def pins_before(args: argparse.Namespace) -> Pins | None:
         return None
 
 
-def tell_changes(args: argparse.Namespace, before: Pins | None) -> None:
-    """Say what changed since :func:`pins_before` (nothing when nothing did)."""
+def tell_changes(args: argparse.Namespace) -> None:
+    """Say what changed since :func:`pins_before` (``args.pins_before``; nothing when nothing
+    did), once: a command calls it before its own summary, as uv tells what changed first."""
+    before = getattr(args, "pins_before", None)
+    args.pins_before = None
     if before is None:
         return
     try:

@@ -88,11 +88,13 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     that escapes one (a mistyped ``--home``, a broken config before a read-only command) becomes a
     message, a receipt and an exit code here."""
     from ._changes import pins_before, tell_changes
+    from ._output import configure
 
+    configure(quiet=bool(getattr(args, "quiet", False)), verbose=int(getattr(args, "verbose", 0) or 0))
     try:
-        before = pins_before(args)
+        args.pins_before = pins_before(args)
         code = int((run or command(args.command).run)(args))
-        tell_changes(args, before)
+        tell_changes(args)  # unless the command told them first, before its summary
         return code
     except PmError as exc:
         _failure_receipt(args, exc)

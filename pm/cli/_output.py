@@ -26,8 +26,56 @@ def paint(text: str, style: str, stream: TextIO | None = None) -> str:
 NOT_WRITTEN = "receipt not written"
 
 
+#: How much a person asked to hear: ``-q`` (errors and data only), ``-v`` (steps with timings,
+#: cache decisions), ``-vv`` (every HTTP request, every rejected candidate). Set once per command
+#: by :func:`configure`; ``errored`` remembers that an error was told, so its next steps are too.
+_STATE = {"quiet": False, "verbose": 0, "errored": False}
+
+
+def configure(*, quiet: bool = False, verbose: int = 0) -> None:
+    """Set ``-q`` / ``-v`` for this process: ``-v`` sends pm's log (``pm.*`` loggers) to stderr
+    at INFO, ``-vv`` at DEBUG, each line with the seconds since start. ``-q`` wins over ``-v``."""
+    _STATE.update(quiet=quiet, verbose=0 if quiet else verbose, errored=False)
+    if not _STATE["verbose"]:
+        if "logging" in sys.modules:  # a command run earlier in this process asked for -v: undo it
+            logger = sys.modules["logging"].getLogger("pm")
+            logger.handlers[:], logger.propagate = [], True
+            logger.setLevel(sys.modules["logging"].NOTSET)
+        return
+    if verbose and not quiet:
+        import logging  # only when asked: the no-op path never pays for it
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_Elapsed())
+        logger = logging.getLogger("pm")
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+        logger.propagate = False
+
+
+def _Elapsed() -> Any:
+    import logging
+
+    class Elapsed(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return terminal_safe(f"[{record.relativeCreated / 1000:7.3f}s] {record.name}: {record.getMessage()}")
+
+    return Elapsed()
+
+
+def verbosity() -> int:
+    return int(_STATE["verbose"])
+
+
 def say(message: str) -> None:
-    """A message for a person (stderr), made :func:`terminal_safe`."""
+    """A message for a person (stderr), made :func:`terminal_safe`; nothing under ``-q``."""
+    if not _STATE["quiet"]:
+        print(terminal_safe(message), file=sys.stderr)
+
+
+def say_error(message: str) -> None:
+    """An error for a person (stderr): told even under ``-q``, and so are the next steps after it."""
+    _STATE["errored"] = True
     print(terminal_safe(message), file=sys.stderr)
 
 
@@ -66,7 +114,11 @@ class TerminalReporter:
         self.show_progress = show_progress
 
     def progress(self, message: str) -> None:
-        if self.show_progress:
+        if _STATE["verbose"]:
+            import logging
+
+            logging.getLogger("pm.steps").info(message)
+        elif self.show_progress:
             say(paint(f"… {message}", "dim", sys.stderr))
 
     def notice(self, message: str) -> None:
@@ -85,14 +137,16 @@ def tell_failure(receipt: Any) -> None:
     lead = "refused" if receipt.outcome == "refused" else "error"
     if lead == "refused" and message.startswith("refused: "):
         message = message.removeprefix("refused: ")
-    say(f"{paint(lead, 'red', sys.stderr)}: {message}")
+    say_error(f"{paint(lead, 'red', sys.stderr)}: {message}")
 
 
 def tell_steps(steps: list[dict[str, str]], *, header: bool = True) -> None:
+    """The commands to run next; under ``-q`` only after an error (they are part of it)."""
+    tell = say_error if _STATE["errored"] else say
     if steps and header:
-        say("next steps:")
+        tell("next steps:")
     for step in steps:
-        say(f"  {step['command']}\n      {step['why']}")
+        tell(f"  {step['command']}\n      {step['why']}")
 
 
 def tell_receipt(receipt: Any) -> None:
@@ -103,7 +157,7 @@ def tell_receipt(receipt: Any) -> None:
         return
     for warning in receipt.warnings:
         if warning.startswith(NOT_WRITTEN):
-            say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
+            say_error(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
 
 
 def failed_early(receipt: Any, json_output: bool) -> bool:

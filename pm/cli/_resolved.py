@@ -15,11 +15,17 @@ def render(data: dict[str, Any]) -> str:
     members = len({p["name"] for p in data["inputs"]["plugins"] if p["status"] == "member"})
     target = data["target"]
     head = (f"resolved {len(packages)} packages for core + {members} plugin(s) "
-            f"(Python {target['python']}, {target['platform']}) in {data.get('seconds', 0.0):.2f}s")
+            f"(Python {target['python']}, {target['platform']}) in {_elapsed(data.get('seconds', 0.0))}"
+            + (" (inputs unchanged: answered from the last resolve)" if data.get("shortcut") else ""))
     rows = [[p["name"], p["version"], ", ".join(dict.fromkeys(_who(o) for o in p["required_by"]))]
             for p in packages]
     # plugin names come from folder names: escaped, so that none can drive the terminal
     return terminal_safe(head + "\n" + table(rows, ["package", "version", "required by"]))
+
+
+def _elapsed(seconds: float) -> str:
+    """``1.23s``, or ``4 ms`` under a tenth of a second (a shortcut's answer is not "0.00s")."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 0.1 else f"{seconds:.2f}s"
 
 
 def show(data: dict[str, Any], warnings: list[str]) -> None:

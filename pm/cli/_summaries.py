@@ -10,10 +10,11 @@ from ._output import paint, table
 
 
 def synced(data: dict[str, Any]) -> list[str]:
-    """The lines (for stderr) of a sync that selected a generation: what it did, which generation
-    is selected, and whether running processes must restart."""
+    """The lines (for stderr) of a sync that selected a generation: what it did and which
+    generation is selected (one line, with its path), and whether running processes must restart."""
     gen = data["generation"]
-    lines = [str(data.get("message", "")), f"generation {gen['id']} is selected: {gen['path']}"]
+    message = str(data.get("message", ""))
+    lines = [f"{message} ({gen['path']})" if gen["id"] in message else f"{message}: generation {gen['id']} ({gen['path']})"]
     if gen["restart_required"]:
         lines.append("running hermes processes keep their generation until they restart")
     return lines

@@ -6,6 +6,7 @@ import argparse
 
 from ..errors import EXIT_OK
 from ..ops.gc import gc, rollback
+from ._changes import tell_changes
 from ._common import add_lock_option, home_of, options_from
 from ._output import emit_json, failed_early, reporter_for, say, tell_failed, tell_receipt
 
@@ -46,6 +47,7 @@ class Rollback:
         if args.json:
             emit_json(receipt.as_written())
         elif code == EXIT_OK:
+            tell_changes(args)
             say(f"generation {receipt.generation['id'] if receipt.generation else '?'} is selected again; "
                 "running hermes processes keep theirs until they restart")
             for warning in receipt.warnings:

@@ -12,7 +12,7 @@ from ..ops.resolve import resolve
 from ..ops.transaction import Result
 from ..receipt import Receipt
 from ._common import home_of, options_from
-from ._output import emit_json, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
+from ._output import emit_json, paint, reporter_for, say, say_error, tell_failure, tell_receipt, tell_steps
 from ._resolved import show
 from .shortcut import MISSES, remember
 
@@ -92,6 +92,6 @@ def tell_conflict(receipt: Receipt) -> None:
     candidate = plugins[0] if receipt.candidate and plugins else None  # the candidate is named first
     lead = (f"plugin {candidate!r} cannot be added" if candidate
             else "the selected plugins cannot live together in one environment")
-    say(f"{paint('conflict', 'red', sys.stderr)}: {lead}")
-    say(f"  {receipt.conflict['message']}")
+    say_error(f"{paint('conflict', 'red', sys.stderr)}: {lead}")
+    say_error(f"  {receipt.conflict['message']}")
     tell_steps(receipt.next_steps)

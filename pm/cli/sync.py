@@ -15,6 +15,7 @@ from .._watch import note_code, watching
 from ..errors import EXIT_OK
 from ..ops.sync import ALREADY, sync, sync_from
 from ..receipt import Receipt
+from ._changes import tell_changes
 from ._common import add_lock_option, home_of, options_from
 from ._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from ._summaries import synced
@@ -40,11 +41,13 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "from_file", None):
         done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs,
                          allow_unmet=args.allow_unmet)
+        tell_changes(args)
         report(done.receipt, json_output=args.json)
         return done.code
     with watching() as watch:
         done = sync(home, options, reporter)
         note_code("packaging", "yaml")
+    tell_changes(args)
     report(done.receipt, json_output=args.json)
     written = done.receipt.written
     if done.code == EXIT_OK and written is not None and written.get("message") == ALREADY:

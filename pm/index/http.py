@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import http.client
+import logging
 import math
 import os
 import socket
@@ -32,6 +33,8 @@ from .concurrency import Latency
 
 if TYPE_CHECKING:
     from ._pool import DaemonPool
+
+_log = logging.getLogger("pm.http")
 
 USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
 DEFAULT_TIMEOUT = 30.0
@@ -168,6 +171,7 @@ class HttpClient:
             return get_file(url, ok=ok, sink=sink, limit=limit)
         sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
         current = url
+        started = time.monotonic()
         for _ in range(self.max_redirects + 1):
             response = self._exchange(current, {**sent, **self._authorization(current)})
             status, reason = response.status, response.reason
@@ -180,6 +184,8 @@ class HttpClient:
                 self._refuse_large(response, current, found, limit)
             target = sink if status == 200 else None
             body = self._read(response, current, target, found.get("content-encoding"))
+            _log.debug("GET %s -> %s (%s bytes, %.0f ms)", redact_url(current), status,
+                       found.get("content-length", len(body)), (time.monotonic() - started) * 1000)
             if status not in ok:
                 reason = reason or _phrase(status)
                 raise IndexFailure(redact_url(current), f"HTTP {status} {reason}".rstrip())

@@ -15,8 +15,10 @@ to build the sdist instead.
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
+import logging
 import time
 from collections.abc import Iterable
 from concurrent.futures import Executor
@@ -36,6 +38,7 @@ from .http import DEFAULT_TIMEOUT, HttpClient, InFlight, make_pool
 from .project import Digest, Project, tags_key
 
 OFFLINE_MISS = "not in the cache and --offline was given"
+_log = logging.getLogger("pm.index")
 
 
 def _verify(url: str, expected: str | None, actual: str) -> None:
@@ -92,6 +95,8 @@ class SimpleIndexSource:
         self._metadata: InFlight[FileLink, Metadata] = InFlight(self._pool)
         #: Every page read, URL -> (status, body sha256): what a reused resolution depends on.
         self.pages_read: dict[str, tuple[int, str]] = {}
+        #: How pages were had: fresh in the cache, revalidated (304), downloaded, offline (``-v``).
+        self.page_counts: collections.Counter[str] = collections.Counter()
 
     def __enter__(self) -> SimpleIndexSource:
         return self
@@ -228,10 +233,16 @@ class SimpleIndexSource:
         if self.offline:
             if cached is None:
                 raise IndexFailure(url, OFFLINE_MISS)
+            self._had(url, "offline", "from the cache (--offline)")
             return cached, None
         if cached is not None and self._fresh(cached):
+            self._had(url, "fresh", f"fresh in the cache (max-age {cached.max_age}s)")
             return cached, None
         return self._download(url, cached)
+
+    def _had(self, url: str, how: str, detail: str) -> None:
+        self.page_counts[how] += 1
+        _log.debug("page %s: %s", url, detail)
 
     def _fresh(self, header: PageHeader) -> bool:
         return header.is_fresh() and (not self.refresh or header.url in self._asked)
@@ -250,12 +261,14 @@ class SimpleIndexSource:
             if cached is None or cached.status != 200:
                 raise IndexFailure(url, "HTTP 304 Not Modified for a page not in the cache")
             header, body = cached.revalidated(response.headers), None
+            self._had(url, "revalidated", "not modified (304), the cached copy holds")
         else:
             found = response.headers
             body = response.body if response.status == 200 else b""
             header = PageHeader(url, response.url, response.status, found.get("content-type", ""),
                                 hashlib.sha256(body).hexdigest(), found.get("etag"),
                                 found.get("last-modified"), max_age(found.get("cache-control")), time.time())
+            self._had(url, "downloaded", f"downloaded (HTTP {response.status}, {len(body)} bytes)")
         if self.cache is not None and not header.same_as(cached):
             if body is not None:
                 self.cache.put_body(body)  # once per body: an existing file is kept
@@ -273,6 +286,10 @@ class SimpleIndexSource:
             if self.offline:
                 raise IndexFailure(url, OFFLINE_MISS)
             data, unverified = self._download_metadata(link, url, ahead or is_looking_ahead())
+            _log.debug("metadata of %s: %s", link.filename, "its .metadata file (PEP 658)"
+                       if link.metadata_sha256 else "read by range requests" if unverified else "the whole file")
+        else:
+            _log.debug("metadata of %s: from the cache", link.filename)
         if not link.is_wheel:
             require_static(data, url)
         metadata = parse_metadata(data, url)

@@ -3,6 +3,7 @@ operation that builds (sync, admission, update). Installs nothing; prints nothin
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,8 @@ class UnknownPlugin(PmError):
         hint = f"; did you mean {close!r}?" if close else " (see `hermes plugins list`)"
         super().__init__(f"no plugin named {name!r} in {home} or its profiles{hint}")
 
+
+_log = logging.getLogger("pm.steps")
 
 def resolve(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
             candidate: str | None = None, kind: str = "resolve", package: str | None = None) -> Result:
@@ -65,8 +68,11 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
         reused = True
         if resolution is None:
             with source_of(inputs) as source:
-                resolution, reused = resolve_reusing(inputs, source, policy, key=stored, candidate=proposed,
-                                                     builder=builder_of(inputs, policy), cache=cache)
+                try:
+                    resolution, reused = resolve_reusing(inputs, source, policy, key=stored, candidate=proposed,
+                                                         builder=builder_of(inputs, policy), cache=cache)
+                finally:
+                    _log_pages(source)
     except resolver.Conflict as conflict:  # evaluated only when something was raised
         _conflicted(txn, conflict)
         return None
@@ -78,6 +84,8 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
         return None
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
+    _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
+              "a stored resolution reused" if reused else "resolved now")
     receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
     receipt.extra["reused_resolution"] = reused
     return resolution
@@ -103,6 +111,17 @@ def _missing(txn: Transaction, missing: MissingProjects) -> None:
     for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.receipt.kind):
         txn.receipt.step(command, why)
     fail(txn.receipt, missing)
+
+
+def _log_pages(source: object) -> None:
+    """``-v``: how the index pages of this resolve were had (the sources count them)."""
+    import collections
+
+    counts: collections.Counter[str] = collections.Counter()
+    for part in getattr(source, "sources", None) or (source,):
+        counts.update(getattr(part, "page_counts", {}))
+    if counts:
+        _log.info("index pages: %s", ", ".join(f"{n} {how}" for how, n in sorted(counts.items())))
 
 
 def _unoffered(txn: Transaction, error: NotOffered) -> None:

@@ -13,6 +13,8 @@ site-packages listing, then writes its receipt: no resolver, no uv.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from ..resolver import Resolution
 
 ALREADY = "already in sync"
+_log = logging.getLogger("pm.steps")
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,11 @@ def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -
     """Build a new generation with uv (not selected yet)."""
     from ..build import build  # uv and the build load only when there is work
 
+    started = time.perf_counter()
     with cleaning_up(txn):
-        return build(inputs, resolution, Uv(cache_dir() / "uv"), txn.store, txn.reporter.progress)
+        built = build(inputs, resolution, Uv(cache_dir() / "uv"), txn.store, txn.reporter.progress)
+    _log.info("build: generation %s, %d packages, in %.3fs", built.id, len(resolution.pins), time.perf_counter() - started)
+    return built
 
 
 def select_generation(txn: Transaction, obtained: Obtained, message: str | None = None) -> None:

@@ -8,6 +8,7 @@ resolvelib's callbacks rarely wait on one request at a time.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -27,6 +28,7 @@ from .lookahead import LookAhead
 from .model import PYTHON, Candidate, Policy, Req
 
 #: How many of the best candidates of a project get their metadata prefetched.
+_log = logging.getLogger("pm.resolver")
 _PREFETCH_CANDIDATES = 1
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
@@ -143,9 +145,13 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 if version not in bad
             ]
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
-        found = self.learning.alive(reqs, found)
-        self._counts[identifier] = len(found)
-        return found
+        alive = self.learning.alive(reqs, found)
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("%s: %d candidate(s) for %s%s%s", identifier, len(alive), ", ".join(r.text for r in reqs),
+                       f"; {len(bad)} ruled out by earlier conflicts" if bad else "",
+                       f"; {len(found) - len(alive)} state a requirement proved dead" if len(alive) < len(found) else "")
+        self._counts[identifier] = len(alive)
+        return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
         return requirement.specifier.contains(candidate.version, prereleases=True)
@@ -284,11 +290,15 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def _best_file(self, project: Project, version: Version, pinned: bool) -> FileLink | None:
         key = (project.name, version, pinned)
         if key not in self._best_file_of:
-            best = None
+            best, problems = None, set()
             for link in project.files(version):
-                if self.file_problem(link, pinned) is None and (
-                        best is None or self._file_order(link) < self._file_order(best)):
+                problem = self.file_problem(link, pinned)
+                if problem is not None:
+                    problems.add(problem)
+                elif best is None or self._file_order(link) < self._file_order(best):
                     best = link
+            if best is None:
+                _log.debug("%s %s rejected: %s", project.name, version, ", ".join(sorted(problems)) or "no files")
             self._best_file_of[key] = best
         return self._best_file_of[key]
 

@@ -65,3 +65,12 @@ def test_the_editor_reads_yaml_as_the_reader_does() -> None:
 def test_a_duplicate_plugins_block_is_refused_not_edited() -> None:
     with pytest.raises(ConfigEditError, match=r"duplicate key 'plugins' \(first on line 1, again on line 3\)"):
         change_list("plugins:\n  enabled: [a]\nplugins:\n  enabled: [c]\n", "enabled", add="b")
+
+
+def test_a_removed_item_with_a_comment_is_commented_out_and_comes_back_with_it() -> None:
+    text = "plugins:\n  enabled:\n    - a\n    - notes  # my notes, see README\n    - b\nx: 1\n"
+    disabled = change_list(text, "enabled", remove="notes")
+    assert disabled == "plugins:\n  enabled:\n    - a\n    # - notes  # my notes, see README\n    - b\nx: 1\n"
+    assert change_list(disabled, "enabled", add="notes") == text  # in its place, its comment kept
+    plain = "plugins:\n  enabled:\n    - a\n    - b\n"
+    assert change_list(plain, "enabled", remove="a") == "plugins:\n  enabled:\n    - b\n"  # no comment: no trace

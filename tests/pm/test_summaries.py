@@ -9,14 +9,13 @@ from pm.cli import _summaries
 def test_a_sync_that_built_says_so_and_that_processes_must_restart() -> None:
     data = {"message": "built and selected generation g2",
             "generation": {"id": "g2", "path": "/h/pm/generations/g2", "restart_required": True}}
-    assert _summaries.synced(data) == ["built and selected generation g2",
-                                       "generation g2 is selected: /h/pm/generations/g2",
+    assert _summaries.synced(data) == ["built and selected generation g2 (/h/pm/generations/g2)",
                                        "running hermes processes keep their generation until they restart"]
 
 
 def test_a_no_op_sync_names_the_generation_only() -> None:
     data = {"message": "already in sync", "generation": {"id": "g1", "path": "/g1", "restart_required": False}}
-    assert _summaries.synced(data) == ["already in sync", "generation g1 is selected: /g1"]
+    assert _summaries.synced(data) == ["already in sync: generation g1 (/g1)"]
 
 
 def test_readiness_is_a_table_of_origins() -> None:

@@ -116,7 +116,7 @@ def test_a_second_sync_waits_for_the_lock_or_gives_up(home: Path, env, changed, 
     (home / "pm" / ".paused-install").unlink()
     out, err = patient.communicate(timeout=30)
     assert patient.returncode == 0, err
-    assert err.startswith("built and selected generation ")
+    assert "\nbuilt and selected generation " in "\n" + err  # after the package diff
     assert "warning: removed unfinished generation(s) left by an interrupted run: " in err
     assert len(generations.all_ids(home)) == 2 and generations.read_state(home)["previous"] == changed.id
 
