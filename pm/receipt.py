@@ -36,17 +36,19 @@ class Receipt:
     resolution: dict[str, Any] | None = None
     conflict: dict[str, Any] | None = None
     failure: dict[str, Any] | None = None
-    next_steps: list[dict[str, str]] = field(default_factory=list)
+    next_steps: list[dict[str, Any]] = field(default_factory=list)
     generation: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     written: dict[str, Any] | None = None  # the finished receipt, as :meth:`finish` wrote it
 
-    def step(self, command: str, why: str) -> None:
-        """Add a next step (a command runnable exactly as printed, and why)."""
+    def step(self, command: str, why: str, *, checked: bool | None = None) -> None:
+        """Add a next step (a command runnable exactly as printed, and why); ``checked`` for a
+        remedy: True when pm resolved the set with it applied before printing it."""
         if all(s["command"] != command for s in self.next_steps):
-            self.next_steps.append({"command": command, "why": why})
+            self.next_steps.append({"command": command, "why": why}
+                                   | ({"checked": checked} if checked is not None else {}))
 
     def to_json(self, outcome: str, exit_code: int) -> dict[str, Any]:
         from .uv import uv_version  # loaded when a receipt is finished, not to read or stamp one

@@ -79,16 +79,15 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
     }
 
 
-def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = False) -> list[tuple[str, str]]:
-    """Next steps for a conflict: commands that run as printed, each with why."""
+def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = False,
+                   set_aside: bool = False) -> list[tuple[str, str]]:
+    """Next steps for a conflict that need no resolve: the retry after a partner is set aside
+    (``set_aside``: a checked step says one can be), and where to look. The remedies themselves
+    are checked first (:mod:`pm.ops.fixes`)."""
     steps: list[tuple[str, str]] = []
     candidate = conflict.candidate
     partners = [p for p in conflict.plugins if p != candidate]
-    for partner in partners:
-        steps.append((hermes("plugins", "disable", partner, home=home),
-                      f"plugin {partner!r} collides" + (f" with {candidate!r}" if candidate else "")
-                      + "; disabling it makes room (pm never does this for you)"))
-    if candidate is not None and partners:
+    if candidate is not None and partners and set_aside:
         retry = ("plugins", "enable", candidate) if admission else ("pm", "resolve", "--with", candidate)
         steps.append((hermes(*retry, home=home), f"then retry {candidate!r}"))
     for finding in conflict.findings:

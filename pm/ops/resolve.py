@@ -74,7 +74,7 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
                 finally:
                     _log_pages(source)
     except resolver.Conflict as conflict:  # evaluated only when something was raised
-        _conflicted(txn, conflict)
+        _conflicted(txn, conflict, policy)
         return None
     except resolver.MissingProjects as missing:
         _missing(txn, missing)
@@ -91,14 +91,22 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     return resolution
 
 
-def _conflicted(txn: Transaction, conflict: Conflict) -> None:
+def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy) -> None:
     from ..records import conflict_steps, conflict_to_json
+    from .fixes import checked_fixes
 
     receipt = txn.receipt
     receipt.conflict = conflict_to_json(conflict)
-    for command, why in conflict_steps(conflict, txn.options.shown_home, admission=receipt.kind == "admit"):
+    admission, home = receipt.kind == "admit", txn.options.shown_home
+    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission)
+    aside = [f for f in fixes if " disable " in f.command]
+    steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
+    retry = steps[:1] if aside and conflict.candidate is not None else []
+    for command, why, checked in [*((f.command, f.why, True) for f in aside), *((c, w, None) for c, w in retry),
+                                  *((f.command, f.why, True) for f in fixes if f not in aside),
+                                  *((c, w, None) for c, w in steps[len(retry):])]:
         if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
-            receipt.step(command, why)
+            receipt.step(command, why, checked=checked)
     receipt.warnings += memory_warnings(txn.gathered, conflict)
     receipt.finish("conflict", EXIT_CONFLICT)
 

@@ -1,0 +1,78 @@
+"""Fixes that were checked (issue 20): after a refusal every remedy pm prints was resolved first;
+one that would not resolve is dropped; a relaxed pin names the newest release that fits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pm.cli import main
+from pm.testing import add_plugin, index_from_spec, make_home
+from pm.testing.receipts import assert_valid_receipt
+
+SPEC = {
+    "tenacity": {"8.0": [], "9.0": []},
+    "agentkit": {"0.1": ["tenacity<9"], "0.2": ["tenacity<9"], "0.3": ["tenacity>=9"]},
+    "markdownish": {"2.0": [], "2.1": []},
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    with index_from_spec(tmp_path_factory.mktemp("dists"), SPEC) as served:
+        yield served
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch, index) -> Path:
+    for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['tenacity']\n")
+    (tmp_path / "lock.txt").write_text("tenacity==9.0\n")
+    return make_home(tmp_path / "home", config={"plugins": {"enabled": []}, "pm": {
+        "core": str(tmp_path / "core.toml"), "core_lock": str(tmp_path / "lock.txt"), "index_url": index.url}})
+
+
+def _resolve_with(home: Path, capsys, candidate: str) -> dict:
+    assert main(["resolve", "--home", str(home), "--with", candidate, "--json"]) == 3
+    receipt = json.loads(capsys.readouterr().out)
+    assert_valid_receipt(receipt)
+    return receipt
+
+
+def test_a_pin_colliding_with_core_through_its_dependency_names_the_newest_release_that_fits(home, capsys):
+    add_plugin(home / "plugins", "p", style="manifest", dependencies=["agentkit==0.1"])
+    receipt = _resolve_with(home, capsys, "p")
+    checked = [s for s in receipt["next_steps"] if s.get("checked")]
+    assert [s["command"] for s in checked] == [f"hermes pm why agentkit --home {home}"]
+    assert checked[0]["why"] == ("checked: agentkit 0.3 fits core and every other plugin (resolved with "
+                                 "'agentkit==0.1' of plugin 'p' relaxed); ask the author of 'p' to allow it")
+    assert not [s for s in receipt["next_steps"] if " disable " in s["command"]]  # core is not set aside
+
+
+def test_setting_a_partner_aside_is_suggested_only_when_it_resolves(home, capsys):
+    add_plugin(home / "plugins", "old", style="manifest", dependencies=["markdownish<2.1"])
+    add_plugin(home / "plugins", "new", style="manifest", dependencies=["markdownish>=2.1"])
+    (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("enabled: []", "enabled: [new]"))
+    receipt = _resolve_with(home, capsys, "old")
+    disable = [s for s in receipt["next_steps"] if " disable " in s["command"]]
+    assert disable == [{"command": f"hermes plugins disable new --home {home}", "checked": True,
+                        "why": "checked: core and every other plugin resolve without 'new' (pm never disables a "
+                               "plugin for you)"}]
+    assert receipt["next_steps"][1]["command"] == f"hermes pm resolve --with old --home {home}"  # then retry
+
+
+def test_a_partner_whose_absence_does_not_help_is_not_suggested(home, capsys):
+    # 'both' collides with core (tenacity<9) and with 'new' (markdownish): setting 'new' aside alone
+    # still fails, so it is not printed; relaxing the pin on markdownish would not resolve either
+    add_plugin(home / "plugins", "new", style="manifest", dependencies=["markdownish>=2.1"])
+    add_plugin(home / "plugins", "both", style="manifest", dependencies=["markdownish<2.1", "tenacity<9"])
+    (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("enabled: []", "enabled: [new]"))
+    receipt = _resolve_with(home, capsys, "both")
+    assert receipt["conflict"]["plugins"] == ["both", "new"]
+    assert not [s for s in receipt["next_steps"] if " disable " in s["command"]]
+    assert all(s.get("checked", True) for s in receipt["next_steps"])
