@@ -16,7 +16,7 @@ from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution
+    from ..resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution, TooComplex
 
 
 class UnknownPlugin(PmError):
@@ -82,6 +82,9 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     except resolver.NotOffered as unoffered:
         _unoffered(txn, unoffered)
         return None
+    except resolver.TooComplex as limit:
+        _too_complex(txn, limit)
+        return None
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
@@ -143,6 +146,16 @@ def _unoffered(txn: Transaction, error: NotOffered) -> None:
              "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
     txn.receipt.step(hermes(*retry, home=home), "then try again")
     fail(txn.receipt, error)
+
+
+def _too_complex(txn: Transaction, limit: TooComplex) -> None:
+    """The resolver's round limit: a failure (exit 1, kind ``too-complex``) whose next step is the
+    same command with a higher limit; the message names where the rounds went."""
+    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
+    txn.receipt.step(f"HERMES_PM_MAX_ROUNDS={limit.rounds * 5} " + hermes(*retry, home=txn.options.shown_home),
+                     "the same, with five times the resolver rounds")
+    fail(txn.receipt, limit)
 
 
 def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:

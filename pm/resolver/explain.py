@@ -101,12 +101,24 @@ class Conflict(PmError):
 
 
 class TooComplex(PmError):
-    """The resolver gave up after ``max_rounds``: not a verdict on the requirements."""
+    """The resolver gave up after ``max_rounds``: not a verdict on the requirements. Carries the
+    projects whose candidates it rejected most (``busiest``: (project, rejections)) and the
+    narrowest collision it met (``narrowest``: who requires what), so the limit names its cause."""
 
-    def __init__(self, rounds: int) -> None:
+    def __init__(self, rounds: int, busiest: Sequence[tuple[str, int]] = (),
+                 narrowest: Sequence[str] = ()) -> None:
         self.rounds = rounds
-        super().__init__(f"too complex to resolve: gave up after {rounds} resolver rounds "
-                         "(not a conflict; narrow some requirements or report it)")
+        self.busiest = tuple(busiest)
+        self.narrowest = tuple(narrowest)
+        parts = [f"too complex to resolve: gave up after {rounds} resolver rounds (not a conflict)"]
+        if busiest:
+            parts.append("most rounds went to trying versions of " + ", ".join(
+                f"{name} ({count} rejected)" for name, count in busiest))
+        if narrowest:
+            parts.append("the narrowest collision seen: " + "; ".join(narrowest))
+        parts.append(f"raise the limit with HERMES_PM_MAX_ROUNDS (now {rounds}), or narrow the requirements "
+                     "named here")
+        super().__init__("; ".join(parts))
 
 
 # -- causes to findings ---------------------------------------------------------------------------

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 from resolvelib.resolvers import resolution as _resolution_module
 
-from ..errors import PmError
+from ..errors import PmError, UsageError
 from ..index.base import Source
 from ..target import Target
 from ..union import Origin, Union
@@ -33,8 +36,43 @@ from .provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
-#: resolvelib rounds before "too complex to resolve" (each round pins one identifier).
+#: resolvelib rounds before "too complex to resolve" (each round pins one identifier);
+#: ``HERMES_PM_MAX_ROUNDS`` sets another (a positive integer).
 MAX_ROUNDS = 20_000
+ROUNDS_ENV = "HERMES_PM_MAX_ROUNDS"
+
+
+def max_rounds_setting() -> int:
+    """:data:`MAX_ROUNDS`, or ``$HERMES_PM_MAX_ROUNDS`` (a usage error when not a positive integer)."""
+    raw = os.environ.get(ROUNDS_ENV, "").strip()
+    if not raw:
+        return MAX_ROUNDS
+    if not raw.isdigit() or int(raw) < 1:
+        raise UsageError(f"{ROUNDS_ENV}={raw!r}: expected a positive whole number of resolver rounds")
+    return int(raw)
+
+
+class _Tally(BaseReporter):  # type: ignore[type-arg]
+    """What a resolve that hits its limit spent its rounds on: rejections per project, and the
+    collision with the fewest requirements met on the way."""
+
+    def __init__(self) -> None:
+        self.rejected: collections.Counter[str] = collections.Counter()
+        self.narrowest: list[str] = []
+
+    def rejecting_candidate(self, criterion: Any, candidate: Any) -> None:
+        self.rejected[str(candidate.name)] += 1
+        causes = [f"{info.parent if info.parent is not None else _root_of(info.requirement)} requires "
+                  f"{info.requirement.text}" for info in criterion.information]
+        if causes and (not self.narrowest or len(causes) < len(self.narrowest)):
+            self.narrowest = causes
+
+    def verdict(self, rounds: int) -> TooComplex:
+        return TooComplex(rounds, self.rejected.most_common(3), self.narrowest[:4])
+
+
+def _root_of(req: Req) -> str:
+    return ", ".join(sorted({"core" if o.is_core else f"plugin {o.plugin!r}" for o in req.origins}))
 
 # resolvelib's "optimistic" backjumping (1.1+) restores, when it gives up, a stack of states
 # without the working copy on top; a pin that then fails at once drops the previous pin and
@@ -52,7 +90,7 @@ def resolve_union(
     policy: Policy,
     *,
     candidate: str | None = None,
-    max_rounds: int = MAX_ROUNDS,
+    max_rounds: int | None = None,
     builder: Builder | None = None,
 ) -> Resolution:
     """Pins for the union on ``target``. Raises MissingProjects, NotOffered, Conflict, TooComplex or IndexFailure.
@@ -65,7 +103,8 @@ def resolve_union(
     starts a process.
     """
     with _collector_paused():
-        return _resolve(union, target, source, policy, candidate, max_rounds, builder)
+        return _resolve(union, target, source, policy, candidate,
+                        max_rounds_setting() if max_rounds is None else max_rounds, builder)
 
 
 @contextlib.contextmanager
@@ -94,7 +133,8 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     provider = Provider(source, target, policy, builder)
     provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
     provider.look_ahead(roots)
-    resolver: Resolver = Resolver(provider, BaseReporter())  # type: ignore[type-arg]
+    tally = _Tally()
+    resolver: Resolver = Resolver(provider, tally)  # type: ignore[type-arg]
     try:
         if unoffered := unoffered_roots(roots, provider):  # first: the sources are wrong for the host itself
             raise NotOffered(unoffered, searched(provider.source))
@@ -105,7 +145,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
         conflict = explain_dead_roots(roots, provider, candidate) or explain(exc.causes, provider, candidate)
         raise _verdict(conflict, roots, provider) from None
     except ResolutionTooDeep:
-        raise TooComplex(max_rounds) from None
+        raise tally.verdict(max_rounds) from None
     finally:
         provider.close()
     resolution = _to_resolution(result)

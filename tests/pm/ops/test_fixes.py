@@ -76,3 +76,20 @@ def test_a_partner_whose_absence_does_not_help_is_not_suggested(home, capsys):
     assert receipt["conflict"]["plugins"] == ["both", "new"]
     assert not [s for s in receipt["next_steps"] if " disable " in s["command"]]
     assert all(s.get("checked", True) for s in receipt["next_steps"])
+
+
+def test_the_round_limit_names_where_the_rounds_went_and_how_to_raise_it(home, capsys, monkeypatch):
+    add_plugin(home / "plugins", "p", style="manifest", dependencies=["agentkit", "markdownish"])
+    monkeypatch.setenv("HERMES_PM_MAX_ROUNDS", "2")
+    assert main(["resolve", "--home", str(home), "--with", "p", "--json"]) == 1
+    receipt = json.loads(capsys.readouterr().out)
+    assert_valid_receipt(receipt)
+    failure = receipt["failure"]
+    assert failure["kind"] == "too-complex"
+    assert failure["message"].startswith("too complex to resolve: gave up after 2 resolver rounds (not a conflict)")
+    assert failure["message"].endswith("raise the limit with HERMES_PM_MAX_ROUNDS (now 2), or narrow the "
+                                       "requirements named here")
+    assert receipt["next_steps"][-1]["command"] == f"HERMES_PM_MAX_ROUNDS=10 hermes pm resolve --home {home}"
+    monkeypatch.setenv("HERMES_PM_MAX_ROUNDS", "lots")
+    assert main(["resolve", "--home", str(home), "--with", "p"]) == 2
+    assert "HERMES_PM_MAX_ROUNDS='lots': expected a positive whole number" in capsys.readouterr().err
