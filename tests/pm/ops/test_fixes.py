@@ -93,3 +93,19 @@ def test_the_round_limit_names_where_the_rounds_went_and_how_to_raise_it(home, c
     monkeypatch.setenv("HERMES_PM_MAX_ROUNDS", "lots")
     assert main(["resolve", "--home", str(home), "--with", "p"]) == 2
     assert "HERMES_PM_MAX_ROUNDS='lots': expected a positive whole number" in capsys.readouterr().err
+
+
+def test_a_relaxed_pin_keeps_its_extras_and_marker_and_touches_only_that_plugin() -> None:
+    from packaging.requirements import Requirement
+
+    from pm.core import Core
+    from pm.ops.fixes import _relaxed, _without
+    from pm.union import Origin, Tagged, Union
+
+    p, q = Origin("p", "/p/plugin.yaml"), Origin("q", "/q/plugin.yaml")
+    text = "agentkit[fast]==0.1; python_version >= '3.8'"
+    union = Union(Core((), (), "core.toml", None), (), (Tagged(Requirement(text), p), Tagged(Requirement(text), q)))
+    relaxed = _relaxed(union, "p", str(Requirement(text)))
+    assert [str(t.requirement) for t in relaxed.requirements] == [
+        'agentkit[fast]; python_version >= "3.8"', str(Requirement(text))]
+    assert [t.origin for t in _without(union, "q").requirements] == [p]
