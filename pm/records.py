@@ -75,8 +75,27 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
             | ({"dead_end": f.dead_end.to_json()} if f.dead_end is not None else {})
             for f in conflict.findings
         ],
+        "proof": [_proof(f) for f in conflict.findings],
         "message": str(conflict),
     }
+
+
+def _proof(finding: Any) -> dict[str, Any]:
+    """One finding as a derivation from the roots: the statements in order (who requires what,
+    then each link of its chain: the versions that state a dead requirement), and the conclusion."""
+    steps = list(dict.fromkeys(c.describe() for c in finding.causes))
+    if finding.dead_end is not None:
+        for parent, needs in finding.dead_end.edges():
+            many = len(needs.versions) > 1
+            steps.append(f"{parent.package} {', '.join(needs.versions)} require{'' if many else 's'} "
+                         f"{needs.dead.requirement}")
+        conclusion = finding.detail
+    elif finding.kind == "conflict":
+        shown = ", ".join(finding.available) or "none"
+        conclusion = f"no version of {finding.package} satisfies all of these (available: {shown})"
+    else:
+        conclusion = finding.detail
+    return {"package": finding.package, "kind": finding.kind, "steps": steps, "conclusion": conclusion}
 
 
 def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = False,

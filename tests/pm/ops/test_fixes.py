@@ -109,3 +109,13 @@ def test_a_relaxed_pin_keeps_its_extras_and_marker_and_touches_only_that_plugin(
     assert [str(t.requirement) for t in relaxed.requirements] == [
         'agentkit[fast]; python_version >= "3.8"', str(Requirement(text))]
     assert [t.origin for t in _without(union, "q").requirements] == [p]
+
+
+def test_a_refusal_carries_its_proof_from_the_roots(home, capsys):
+    add_plugin(home / "plugins", "p", style="manifest", dependencies=["agentkit==0.1"])
+    receipt = _resolve_with(home, capsys, "p")
+    assert receipt["failure"] is None
+    (proof,) = receipt["conflict"]["proof"]
+    assert proof["steps"][0].startswith("plugin 'p' (") and proof["steps"][0].endswith(") requires agentkit==0.1")
+    assert "agentkit 0.1 requires tenacity<9" in proof["steps"]
+    assert proof["conclusion"] == "core locks tenacity==9.0 and core requires tenacity"
