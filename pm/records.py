@@ -117,9 +117,6 @@ def conflict_steps(conflict: Conflict, home: Path | None, *, admission: bool = F
                 steps.append((hermes("pm", "why", package, home=home),
                               f"see who pulls in {package}; the author of plugin {cause.origin.plugin!r} "
                               f"may relax {cause.requirement!r}"))
-        elif finding.kind == "sdist-only":
-            steps.append((hermes("pm", "resolve", "--allow-build", package, home=home),
-                          f"{package} has no wheel; building it runs its build backend (opt-in)"))
     return steps
 
 

@@ -133,6 +133,43 @@ def remember(cache: Cache, key: str, resolution: Resolution, pages: dict[str, tu
     cache.put_result(key, json.dumps(stored, separators=(",", ":")).encode())
 
 
+def refusal_key(key: str, kind: str, shown_home: Path | None) -> str:
+    """Where a refusal of the inputs under ``key`` is kept: its next steps name the command and
+    ``--home`` it was asked with, so those are part of the key."""
+    return hashlib.sha256(json.dumps(["refusal", key, kind, str(shown_home)]).encode()).hexdigest()
+
+
+def remember_refusal(cache: Cache, key: str, refusal: dict[str, Any], pages: dict[str, tuple[int, str]]) -> None:
+    """Store a refusal (its receipt's ``conflict`` and ``next_steps``, remedies checked) with every
+    page its resolves read: the same inputs over the same pages are refused the same way."""
+    stored = {"pages": sorted([url, status, sha] for url, (status, sha) in pages.items()), "refusal": refusal}
+    cache.put_result(key, json.dumps(stored, separators=(",", ":")).encode())
+
+
+def lookup_refusal(cache: Cache, key: str, source: Source) -> dict[str, Any] | None:
+    """The refusal stored under ``key`` (:func:`refusal_key`) while its pages are unchanged."""
+    stored = stored_refusal(cache, key)
+    if stored is None:
+        return None
+    pages, refusal, _ = stored
+    return refusal if _pages_unchanged(source, pages) else None
+
+
+def stored_refusal(cache: Cache, key: str) -> tuple[list[tuple[str, int, str]], dict[str, Any], bytes] | None:
+    """(pages, refusal, the entry's bytes) stored under ``key``; None when absent or damaged."""
+    data = cache.get_result(key)
+    if data is None:
+        return None
+    try:
+        stored = json.loads(data)
+        refusal = stored["refusal"]
+        if not isinstance(refusal, dict) or not isinstance(refusal.get("conflict"), dict):
+            return None
+        return [(str(u), int(st), str(sha)) for u, st, sha in stored["pages"]], refusal, data
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 #: Threads that revalidate pages for a source that does not say how many may fetch at once.
 _REVALIDATE_WORKERS = 16
 

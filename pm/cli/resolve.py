@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 
 from .._watch import Watch, note_code, watching
 from ..errors import EXIT_CONFLICT
 from ..ops.resolve import resolve
 from ..ops.transaction import Result
 from ..receipt import Receipt
-from ._common import home_of, options_from
-from ._output import emit_json, paint, reporter_for, say, say_error, tell_failure, tell_receipt, tell_steps
+from ._common import home_of, options_from, shown_home
+from ._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from ._resolved import show
+from ._summaries import tell_refusal
 from .shortcut import MISSES, remember
 
 
@@ -45,7 +45,8 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     Never fails the command: the answer is printed already, and a shortcut only saves time."""
     entry_argv = getattr(args, "entry_argv", None)
     inputs, written = done.inputs, done.receipt.written
-    if not entry_argv or done.resolution is None or inputs is None or written is None or done.code != 0:
+    refused = done.code == EXIT_CONFLICT and done.receipt.conflict is not None
+    if not entry_argv or inputs is None or written is None or not (done.code == 0 and done.resolution or refused):
         return
     settings = inputs.settings
     if settings.cutoff is not None or settings.find_links or settings.refresh or done.receipt.path is None:
@@ -56,15 +57,22 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     try:
         from ..index.cache import Cache
         from ..ops.transaction import cache_dir
-        from ..reuse import stored_as
+        from ..reuse import refusal_key, stored_as, stored_refusal
 
         cache = Cache(cache_dir())
-        stored = stored_as(cache, key, done.resolution)
+        if refused:  # a refusal is remembered as its proof was stored: with the pages it read
+            key = refusal_key(key, done.receipt.kind, shown_home(args))
+            found = stored_refusal(cache, key)
+            stored = None if found is None or found[1]["conflict"] != written["conflict"] else (found[0], found[2])
+        else:
+            assert done.resolution is not None
+            stored = stored_as(cache, key, done.resolution)
         if stored is not None:
             pages, entry = stored
             seen = {**watch.seen, f"f:{cache.result_file(key)}": hashlib.sha256(entry).hexdigest()}
-            remember(entry_argv, "resolve", seen, written, list(dict.fromkeys(done.receipt.warnings)), pages,
-                     offline=settings.offline, cache_root=cache.root)
+            said = [] if refused else list(dict.fromkeys(done.receipt.warnings))  # as the full command prints
+            remember(entry_argv, "resolve", seen, written, said, pages, offline=settings.offline,
+                     cache_root=cache.root)
     except MISSES:
         pass
 
@@ -88,10 +96,4 @@ def tell_resolved(receipt: Receipt) -> None:
 
 def tell_conflict(receipt: Receipt) -> None:
     assert receipt.conflict is not None
-    plugins = receipt.conflict["plugins"]
-    candidate = plugins[0] if receipt.candidate and plugins else None  # the candidate is named first
-    lead = (f"plugin {candidate!r} cannot be added" if candidate
-            else "the selected plugins cannot live together in one environment")
-    say_error(f"{paint('conflict', 'red', sys.stderr)}: {lead}")
-    say_error(f"  {receipt.conflict['message']}")
-    tell_steps(receipt.next_steps)
+    tell_refusal(receipt.conflict, receipt.candidate, receipt.next_steps)

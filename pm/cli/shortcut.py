@@ -1,7 +1,8 @@
 """The shortcut: an identical ``hermes pm resolve``, ``sync`` or ``check`` over unchanged files
 answers from its last answer, without parsing anything or loading the resolver.
 
-After a resolve that ended ``ok``, a sync that found nothing to do, or a check (of the selection
+After a resolve that ended ``ok`` or in a refusal (whose proof and checked remedies were stored
+with the pages they read, :func:`pm.reuse.remember_refusal`), a sync that found nothing to do, or a check (of the selection
 as it is, no ``--with``), :func:`remember` stores, under a key made of the command line, the
 working folder, the whole environment, the interpreter running pm (its options and ``sys.path``),
 the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the
@@ -172,7 +173,7 @@ def _write(home: Path, command: str, data: dict[str, Any], started: float, *,
 
     data["started_at"] = now()
     data["seconds"] = round(time.perf_counter() - started, 3)
-    if command == "resolve":
+    if command == "resolve" and not data.get("conflict"):
         data["reused_resolution"] = True
     data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
     data["finished_at"] = now()
@@ -186,6 +187,8 @@ Shown = tuple[str | None, list[str]]
 
 def _shown(command: str, data: dict[str, Any]) -> Shown:
     """The same rendering as the full command's, from the receipt."""
+    if command == "resolve" and data.get("conflict"):
+        return None, []  # told by _tell, as the full command tells a refusal
     if command == "resolve":
         from ._resolved import render
 
@@ -205,6 +208,10 @@ def _tell(data: dict[str, Any], said: list[str], path: Path, shown: Shown | None
         emit_json(data | {"receipt_path": str(path)})
         return
     out, lines = shown
+    if data.get("conflict"):
+        from ._summaries import tell_refusal
+
+        tell_refusal(data["conflict"], data.get("candidate"), list(data.get("next_steps") or []))
     if out is not None:
         print(out)
     for line in lines:

@@ -5,6 +5,9 @@ union with one change, on the pages the refused resolve already fetched (the cac
 
 - **set a plugin aside**: the union without plugin P resolves. Printed as ``hermes plugins disable
   P`` only then (``checked: true``); a plugin whose removal does not help is not suggested.
+- **allow a build**: a project refused for having only a source distribution: the set resolves
+  with it allowed, judged on the sdist's static metadata (nothing is built); "not checked" when the
+  sdist's requirements are dynamic; dropped when a hard conflict remains.
 - **relax a pin**: plugin Q's own requirement on a project in the conflict, loosened to the bare
   name, resolves; the version the resolver then picks is the newest release that fits core and
   every other plugin, and the step says so ("langchain 0.3.27 fits core and every other plugin;
@@ -18,9 +21,10 @@ search over combinations ever runs.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -47,35 +51,91 @@ class Fix:
 
     command: str
     why: str
+    checked: bool = True
 
 
 def checked_fixes(inputs: Inputs, conflict: Conflict, policy: Policy, home: Path | None, *,
-                  admission: bool = False) -> list[Fix]:
+                  admission: bool = False, source: Source | None = None) -> list[Fix]:
     """The remedies for ``conflict`` that resolve (module docstring), in the order they help most:
-    setting aside a partner, then relaxing a pin."""
+    setting aside a partner, then relaxing a pin, then allowing a build; on ``source`` (the one
+    the refused resolve read, so its pages are reused), else on a new one."""
     from .transaction import source_of
 
-    deadline = time.monotonic() + BUDGET
-    fixes: list[Fix] = []
-    with source_of(inputs) as source:
-        for plugin in _to_set_aside(conflict, admission)[:_MAX_CHECKS]:
-            if time.monotonic() > deadline:
-                break
-            if _resolves(_without(inputs.union, plugin), inputs, source, policy) is not None:
-                fixes.append(Fix(hermes("plugins", "disable", plugin, home=home),
-                                 f"checked: core and every other plugin resolve without {plugin!r} "
-                                 f"(pm never disables a plugin for you)"))
-        for plugin, requirement, package in _pins_to_relax(conflict, inputs.union)[:_MAX_CHECKS]:
-            if time.monotonic() > deadline:
-                break
-            resolution = _resolves(_relaxed(inputs.union, plugin, requirement), inputs, source, policy)
+    if source is None:
+        with source_of(inputs) as own:
+            return checked_fixes(inputs, conflict, policy, home, admission=admission, source=own)
+    check = _Checks(inputs, source, policy, home, time.monotonic() + BUDGET)
+    return [*check.set_aside(_to_set_aside(conflict, admission)), *check.relax(_pins_to_relax(conflict, inputs.union)),
+            *check.builds(_sdist_only(conflict))]
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """The checks of one refusal, sharing its source and one deadline."""
+
+    inputs: Inputs
+    source: Source
+    policy: Policy
+    home: Path | None
+    deadline: float
+
+    def _in_time(self, items: list[Any]) -> Iterator[Any]:
+        for item in items[:_MAX_CHECKS]:
+            if time.monotonic() > self.deadline:
+                return
+            yield item
+
+    def set_aside(self, plugins: list[str]) -> Iterator[Fix]:
+        for plugin in self._in_time(plugins):
+            if _resolves(_without(self.inputs.union, plugin), self.inputs, self.source, self.policy) is not None:
+                yield Fix(hermes("plugins", "disable", plugin, home=self.home),
+                          f"checked: core and every other plugin resolve without {plugin!r} "
+                          "(pm never disables a plugin for you)")
+
+    def relax(self, pins: list[tuple[str, str, str]]) -> Iterator[Fix]:
+        for plugin, requirement, package in self._in_time(pins):
+            resolution = _resolves(_relaxed(self.inputs.union, plugin, requirement), self.inputs, self.source,
+                                   self.policy)
             version = _version_of(resolution, package)
             if version is not None and not Requirement(requirement).specifier.contains(version, prereleases=True):
-                fixes.append(Fix(hermes("pm", "why", package, home=home),
-                                 f"checked: {package} {version} fits core and every other plugin (resolved with "
-                                 f"{requirement!r} of plugin {plugin!r} relaxed); ask the author of {plugin!r} "
-                                 f"to allow it"))
-    return fixes
+                yield Fix(hermes("pm", "why", package, home=self.home),
+                          f"checked: {package} {version} fits core and every other plugin (resolved with "
+                          f"{requirement!r} of plugin {plugin!r} relaxed); ask the author of {plugin!r} to allow it")
+
+    def builds(self, packages: list[str]) -> Iterator[Fix]:
+        for package in self._in_time(packages):
+            fix = _allow_build(self.inputs, self.source, self.policy, package, self.home)
+            if fix is not None:
+                yield fix
+
+
+def _sdist_only(conflict: Conflict) -> list[str]:
+    """Projects the refusal blames on their having only a source distribution."""
+    found = [f.package for f in conflict.findings if f.kind == "sdist-only"]
+    found += [leaf.package for f in conflict.findings if f.dead_end is not None
+              for leaf in f.dead_end.leaves() if leaf.kind == "sdist-only"]
+    return list(dict.fromkeys(name.split("[")[0] for name in found))
+
+
+def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, home: Path | None) -> Fix | None:
+    """``--allow-build package`` when the set resolves with it: checked on the sdist's static
+    metadata (PKG-INFO, no build); "not checked" when the sdist's requirements are dynamic; None
+    (dropped) when the set would still not resolve — a hard conflict a build cannot lift."""
+    from ..index._metadata import MetadataUnavailable
+    from ..resolver.resolve import resolve_union
+
+    command = hermes("pm", "resolve", "--allow-build", package, home=home)
+    allowed = replace(policy, allow_builds=policy.allow_builds | {canonicalize_name(package)})
+    try:
+        resolve_union(inputs.union, inputs.target, source, allowed, max_rounds=ROUNDS)
+    except MetadataUnavailable as exc:
+        return Fix(command, f"not checked: {package}'s source distribution does not state its requirements "
+                            f"statically ({exc}), so only a build would tell whether the set then resolves",
+                   checked=False)
+    except PmError:
+        return None
+    return Fix(command, f"checked: the set resolves with {package} built from its source distribution (its "
+                        "static metadata read, nothing built yet); building runs its build backend (opt-in)")
 
 
 def _to_set_aside(conflict: Conflict, admission: bool) -> list[str]:

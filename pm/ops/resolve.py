@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..commands import hermes
 from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
@@ -16,6 +17,8 @@ from .options import SILENT, Options, Reporter
 from .transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
+    from ..index.base import Source
+    from ..index.cache import Cache
     from ..resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution, TooComplex
 
 
@@ -55,7 +58,7 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     from .. import resolver  # its names load on first use: a reused resolution needs none of them
     from ..index.cache import Cache  # the index client loads only when a page must be asked for
     from ..records import resolution_to_json
-    from ..reuse import fresh_resolution, resolve_reusing, reuse_key
+    from ..reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
 
     inputs, receipt = txn.gathered, txn.receipt
     started = time.perf_counter()
@@ -63,19 +66,25 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
+    refused_under = refusal_key(stored, receipt.kind, txn.options.shown_home)
     try:
         resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
         reused = True
         if resolution is None:
             with source_of(inputs) as source:
                 try:
+                    refusal = None if inputs.settings.refresh else lookup_refusal(cache, refused_under, source)
+                    if refusal is not None:  # the same inputs over the same pages: the same proof
+                        _refused_again(txn, refusal)
+                        return None
                     resolution, reused = resolve_reusing(inputs, source, policy, key=stored, candidate=proposed,
                                                          builder=builder_of(inputs, policy), cache=cache)
+                except resolver.Conflict as conflict:  # the remedies are checked on the same pages
+                    _conflicted(txn, conflict, policy, source)
+                    _remember_refusal(txn, cache, refused_under, source)
+                    return None
                 finally:
                     _log_pages(source)
-    except resolver.Conflict as conflict:  # evaluated only when something was raised
-        _conflicted(txn, conflict, policy)
-        return None
     except resolver.MissingProjects as missing:
         _missing(txn, missing)
         return None
@@ -94,23 +103,49 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     return resolution
 
 
-def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy) -> None:
+def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: Source) -> None:
     from ..records import conflict_steps, conflict_to_json
     from .fixes import checked_fixes
 
     receipt = txn.receipt
     receipt.conflict = conflict_to_json(conflict)
     admission, home = receipt.kind == "admit", txn.options.shown_home
-    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission)
+    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source)
     aside = [f for f in fixes if " disable " in f.command]
     steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
     retry = steps[:1] if aside and conflict.candidate is not None else []
     for command, why, checked in [*((f.command, f.why, True) for f in aside), *((c, w, None) for c, w in retry),
-                                  *((f.command, f.why, True) for f in fixes if f not in aside),
+                                  *((f.command, f.why, f.checked) for f in fixes if f not in aside),
                                   *((c, w, None) for c, w in steps[len(retry):])]:
         if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
             receipt.step(command, why, checked=checked)
-    receipt.warnings += memory_warnings(txn.gathered, conflict)
+    receipt.warnings += memory_warnings(txn.gathered, conflict.plugins)
+    receipt.finish("conflict", EXIT_CONFLICT)
+
+
+def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) -> None:
+    """Keep the refusal with the pages it was proved on (never fails the command)."""
+    from ..reuse import remember_refusal
+
+    pages = getattr(source, "pages_read", None)
+    if not callable(pages) or txn.receipt.conflict is None:
+        return
+    try:
+        remember_refusal(cache, key, {"conflict": txn.receipt.conflict, "next_steps": txn.receipt.next_steps},
+                         pages())
+    except (OSError, PmError):
+        pass
+
+
+def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
+    """A stored refusal of these inputs, over unchanged pages: told as it was proved, remedies
+    included (they were checked on the same pages)."""
+    receipt = txn.receipt
+    receipt.conflict = refusal["conflict"]
+    for step in refusal["next_steps"]:
+        receipt.step(step["command"], step["why"], checked=step.get("checked"))
+    receipt.extra["reused_refusal"] = True
+    receipt.warnings += memory_warnings(txn.gathered, receipt.conflict["plugins"])
     receipt.finish("conflict", EXIT_CONFLICT)
 
 
@@ -158,12 +193,12 @@ def _too_complex(txn: Transaction, limit: TooComplex) -> None:
     fail(txn.receipt, limit)
 
 
-def memory_warnings(inputs: Inputs, conflict: Conflict) -> list[str]:
+def memory_warnings(inputs: Inputs, plugins: Sequence[str]) -> list[str]:
     """Memory providers get the loudest message: an agent without its memory looks like data loss.
     In every conflict's receipt (resolve, sync, admission, update), written before it is finished."""
     memory = {s.plugin.key for s in inputs.selection.plugins if s.plugin.is_memory and s.is_member}
     return [f"MEMORY PROVIDER {name!r} is involved: until this is resolved the agent cannot load its memory"
-            for name in conflict.plugins if name in memory]
+            for name in plugins if name in memory]
 
 
 def unknown_plugin(inputs: Inputs, name: str) -> UnknownPlugin:

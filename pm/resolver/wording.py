@@ -16,9 +16,12 @@ if TYPE_CHECKING:
     from .explain import Conflict, Finding
     from .missing import MissingProjects, NotOffered
 
-#: Finding kinds, in the order they are told.
-KINDS = ("requires-python", "missing", "no-compatible-file", "sdist-only", "yanked", "excluded-newer",
-         "conflict")
+#: Finding kinds, in the order they are told: the hard ones (nothing the user allows can change
+#: them) before the policy ones (building sdists, yanked releases, the exclude-newer cutoff), so a
+#: set refused by both names its hard conflict first.
+KINDS = ("requires-python", "missing", "no-compatible-file", "conflict", "sdist-only", "yanked", "excluded-newer")
+#: The kinds a setting of the user's can lift.
+POLICY_KINDS = frozenset({"sdist-only", "yanked", "excluded-newer"})
 _MAX_VERSIONS = 5  # versions named per group before "and N more"
 _ELSEWHERE = {"seen": " (see above)", "cut": " (and so on)"}  # chain links not told again
 _MAX_BRANCHES = 3  # dead requirements told per project; the other versions are only counted

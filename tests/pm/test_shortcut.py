@@ -218,11 +218,28 @@ def test_no_shortcut_where_the_answer_depends_on_what_is_not_watched(setup: Setu
     assert not setup.shortcut_taken(*argv)
 
 
-def test_a_conflict_is_never_answered_from_memory(setup: Setup) -> None:
+def test_a_refusal_is_answered_from_memory_while_its_inputs_and_pages_are_unchanged(setup: Setup) -> None:
     (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['alpha>=2', 'beta<2']\n")
+    first = setup.run(ok=3)
+    full = setup.latest()
+    assert full["outcome"] == "conflict" and not full.get("shortcut") and not full.get("reused_refusal")
+    setup.index.reset_log()
+    again = setup.run(ok=3)
+    answered = setup.latest()
+    assert answered["shortcut"] is True and setup.index.requests == []
+    assert without(answered, *VOLATILE) == without(full, *VOLATILE)  # the same proof and checked remedies
+    assert again.stderr.splitlines()[:-1] == first.stderr.splitlines()[:-1]  # printed the same, receipt aside
+    # the shortcut's record gone, the stored proof still answers (the full command, no resolve)
+    for record in (setup.home.parent / "cache" / "shortcuts-v1").iterdir():
+        record.unlink()
     setup.run(ok=3)
-    setup.run(ok=3)
-    assert setup.latest()["outcome"] == "conflict" and not setup.latest().get("shortcut")
+    assert setup.latest()["reused_refusal"] is True and not setup.latest().get("shortcut")
+    setup.run("--refresh", ok=3)  # asks the index again: proved anew
+    assert not setup.latest().get("reused_refusal") and setup.latest()["outcome"] == "conflict"
+    # a changed declaration is a miss on both: resolved again, and it resolves
+    (setup.home.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['alpha>=2']\n")
+    setup.run()
+    assert setup.latest()["outcome"] == "ok" and not setup.latest().get("shortcut")
 
 
 AUDIT = HOOK + r'''

@@ -37,7 +37,7 @@ def conflict(*findings: Finding, plugins: tuple[str, ...] = ("p",), candidate: s
 
 # -- the formatter ---------------------------------------------------------------------------------
 
-def test_kinds_are_told_requires_python_first_then_missing_then_the_rest() -> None:
+def test_kinds_are_told_hard_ones_first_then_those_a_setting_can_lift() -> None:
     findings = [
         Finding("conflict", "lib", (Cause("lib", "lib<2", P), Cause("lib", "lib>=2", Q))),
         Finding("yanked", "old", (Cause("old", "old", P),), (Unusable("1.0", "yanked"),)),
@@ -50,10 +50,10 @@ def test_kinds_are_told_requires_python_first_then_missing_then_the_rest() -> No
         "Python >=3.99; but the target Python is 3.11.7. "
         "plugin 'q' (plugins/q/pyproject.toml) requires ghost>=1; but no package named 'ghost' exists on the "
         "configured indexes. "
-        "plugin 'p' (plugins/p/plugin.yaml) requires old; but old 1.0 is yanked; pm uses a yanked release "
-        "only when a requirement pins it with ==. "
         "plugin 'p' (plugins/p/plugin.yaml) requires lib<2; plugin 'q' (plugins/q/pyproject.toml) requires "
         "lib>=2; no version of lib satisfies all of these. "
+        "plugin 'p' (plugins/p/plugin.yaml) requires old; but old 1.0 is yanked; pm uses a yanked release "
+        "only when a requirement pins it with ==. "
         "Plugins involved: 'p', 'q'.")
 
 
