@@ -109,6 +109,28 @@ class _Checks:
                 yield fix
 
 
+def hard_behind_policy(inputs: Inputs, conflict: Conflict, policy: Policy, source: Source) -> Conflict | None:
+    """The hard conflict a refusal for source-only packages hides: resolved with those builds
+    allowed (on the sdists' static metadata, nothing built), the set still has no resolution.
+    None when it then resolves, when the metadata is dynamic (only a build would tell), or when
+    every finding is not about builds."""
+    from ..index._metadata import MetadataUnavailable
+    from ..resolver import Conflict as Refused
+    from ..resolver.resolve import resolve_union
+
+    packages = _sdist_only(conflict)
+    if not packages or any(f.kind != "sdist-only" and f.dead_end is None for f in conflict.findings):
+        return None
+    allowed = replace(policy, allow_builds=policy.allow_builds | {canonicalize_name(p) for p in packages})
+    try:
+        resolve_union(inputs.union, inputs.target, source, allowed, candidate=conflict.candidate, max_rounds=ROUNDS)
+    except Refused as hard:
+        return hard if _sdist_only(hard) != packages else None
+    except (MetadataUnavailable, PmError):
+        return None
+    return None
+
+
 def _sdist_only(conflict: Conflict) -> list[str]:
     """Projects the refusal blames on their having only a source distribution."""
     found = [f.package for f in conflict.findings if f.kind == "sdist-only"]

@@ -105,9 +105,13 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
 
 def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: Source) -> None:
     from ..records import conflict_steps, conflict_to_json
-    from .fixes import checked_fixes
+    from .fixes import checked_fixes, hard_behind_policy
 
     receipt = txn.receipt
+    hard = hard_behind_policy(txn.gathered, conflict, policy, source)
+    if hard is not None:  # hard before policy: building would not help, so the collision is told
+        receipt.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
+        conflict = hard
     receipt.conflict = conflict_to_json(conflict)
     admission, home = receipt.kind == "admit", txn.options.shown_home
     fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source)

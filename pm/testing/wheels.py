@@ -68,8 +68,9 @@ def _metadata(
     requires_dist: Iterable[str],
     requires_python: str | None,
     provides_extra: Iterable[str],
+    metadata_version: str = "2.1",
 ) -> bytes:
-    lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    lines = [f"Metadata-Version: {metadata_version}", f"Name: {name}", f"Version: {version}"]
     if requires_python:
         lines.append(f"Requires-Python: {requires_python}")
     lines += [f"Provides-Extra: {extra}" for extra in provides_extra]
@@ -154,8 +155,11 @@ def build_sdist(
     *,
     requires_dist: Iterable[str] = (),
     requires_python: str | None = None,
+    metadata_version: str = "2.1",
 ) -> Path:
     """Write ``{escaped_name}-{version}.tar.gz`` (PKG-INFO, setuptools pyproject, module).
+    ``metadata_version`` 2.2 or later makes its PKG-INFO static (no ``Dynamic`` field): what an
+    index may stand for the sdist's requirements without a build.
 
     Deterministic: gzip and tar headers carry mtime 0, uid/gid 0, fixed modes, sorted members.
     """
@@ -182,7 +186,7 @@ def build_sdist(
     )
     top = f"{escaped}-{version}"
     members = {
-        f"{top}/PKG-INFO": _metadata(name, version, requires, requires_python, ()),
+        f"{top}/PKG-INFO": _metadata(name, version, requires, requires_python, (), metadata_version),
         f"{top}/pyproject.toml": pyproject.encode(),
         f"{top}/{escaped}/__init__.py": _module_init(version),
     }

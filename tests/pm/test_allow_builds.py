@@ -51,3 +51,72 @@ def test_allowed_build_resolves_its_dependencies_and_installs_the_built_wheel(se
     installed = generations.installed_versions(generations.selected(home).site_packages)
     assert {str(n): str(v) for n, v in installed.items()} == {"helper": "1.0", "onlysrc": "1.0"}
     assert main(["check", *argv, "--allow-build", "onlysrc"]) == 0  # same settings, same fingerprint
+
+
+@pytest.fixture
+def policy_home(tmp_path, monkeypatch):
+    """'p' needs 'onlysrc' (a source distribution only, its PKG-INFO static or not), which needs
+    helper>=2; core locks helper 1.0: a hard conflict behind the policy."""
+    from pm.testing.wheels import build_sdist
+
+    def make(static: bool, needs: str = "helper>=2"):
+        dists = tmp_path / f"dists-{static}-{needs}"
+        build_packages(dists, {"helper": {"1.0": [], "2.0": []}})
+        build_sdist(dists, "onlysrc", "1.0", requires_dist=[needs], metadata_version="2.2" if static else "2.1")
+        home = tmp_path / f"home-{static}-{needs}"
+        (home / "plugins/p").mkdir(parents=True)
+        (home / "plugins/p/plugin.yaml").write_text("pip_dependencies: [onlysrc]\n")
+        (home / "config.yaml").write_text("plugins: {enabled: [p]}\n")
+        (tmp_path / "core.toml").write_text("[project]\nname='h'\ndependencies=['helper']\n")
+        (tmp_path / "lock.txt").write_text("helper==1.0\n")
+        index = LocalIndex([dists]).start()
+        return home, index, ["--home", str(home), "--index-url", index.url, "--core", str(tmp_path / "core.toml"),
+                             "--core-lock", str(tmp_path / "lock.txt")]
+
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    return make
+
+
+def _resolved(argv, capsys):
+    code = main(["resolve", "--json", *argv])
+    receipt = json.loads(capsys.readouterr().out)
+    assert_valid_receipt(receipt)
+    return code, receipt
+
+
+def test_a_hard_conflict_behind_a_source_only_package_is_told_first_and_no_build_is_suggested(policy_home, capsys):
+    home, index, argv = policy_home(static=True)
+    try:
+        code, receipt = _resolved(argv, capsys)
+    finally:
+        index.stop()
+    assert code == 3
+    assert [f["kind"] for f in receipt["conflict"]["findings"]] == ["conflict"]
+    assert "onlysrc 1.0 requires helper>=2" in receipt["conflict"]["message"]
+    assert "core locks helper==1.0" in receipt["conflict"]["message"]
+    assert not [s for s in receipt["next_steps"] if "--allow-build" in s["command"]]
+    assert receipt["warnings"][0].startswith("building from source would not help (checked on the static metadata)")
+
+
+def test_a_build_that_would_resolve_is_a_checked_step(policy_home, capsys):
+    home, index, argv = policy_home(static=True, needs="helper>=1")
+    try:
+        code, receipt = _resolved(argv, capsys)
+    finally:
+        index.stop()
+    assert code == 3 and receipt["conflict"]["findings"][0]["kind"] == "sdist-only"
+    (step,) = [s for s in receipt["next_steps"] if "--allow-build" in s["command"]]
+    assert step["checked"] is True and step["why"].startswith("checked: the set resolves with onlysrc built")
+
+
+def test_a_dynamic_sdist_makes_the_build_step_not_checked(policy_home, capsys):
+    home, index, argv = policy_home(static=False)
+    try:
+        code, receipt = _resolved(argv, capsys)
+    finally:
+        index.stop()
+    assert code == 3 and receipt["conflict"]["findings"][0]["kind"] == "sdist-only"
+    (step,) = [s for s in receipt["next_steps"] if "--allow-build" in s["command"]]
+    assert step["checked"] is False and step["why"].startswith("not checked: onlysrc's source distribution does "
+                                                               "not state its requirements statically")
