@@ -21,7 +21,7 @@ import pytest
 
 from pm.cli import shortcut
 from pm.index.cache import Cache
-from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, make_home
 from pm.testing.audit import HOOK
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
@@ -71,7 +71,7 @@ def setup(tmp_path: Path, make_index: Callable[..., LocalIndex]) -> Setup:
     (tmp_path / "lock.txt").write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
     env |= {"HERMES_PM_CACHE_DIR": str(tmp_path / "cache"), "HERMES_BUNDLED_PLUGINS": str(tmp_path / "no-bundled"),
-            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/"}
+            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/", **NO_TOOL_FILES}
     (tmp_path / "cwd").mkdir()
     made = Setup(home, index, env, tmp_path / "cwd")
     made.run()  # the first answer: resolved, and remembered
