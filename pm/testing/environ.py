@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-#: Every variable pm takes an index setting from, besides its own HERMES_PM_* ones.
+#: Every variable pm takes an index setting from, but the HERMES_PM_* ones tests set themselves.
 TOOL_VARIABLES = (
+    "HERMES_PM_NO_INDEX", "HERMES_PM_OFFLINE",
     "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_NO_INDEX",
     "UV_OFFLINE", "UV_KEYRING_PROVIDER", "UV_CONFIG_FILE", "UV_NO_CONFIG",
     "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_KEYRING_PROVIDER",
