@@ -579,7 +579,8 @@ def _describe(exc: BaseException, timeout: float, host: str) -> str:
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve host {host!r} ({exc.strerror or exc})"
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS certificate verification failed ({exc.verify_message or exc})"
+        return (f"TLS certificate verification failed ({exc.verify_message or exc}); pm trusts the CAs of "
+                "SSL_CERT_FILE and SSL_CERT_DIR, else the system's")
     if isinstance(exc, ssl.SSLError):
         return f"TLS error ({exc.reason or exc})"
     if isinstance(exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
