@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .tool_files import Given, Layer, boolish, keyring_warning, pip_conf, uv_toml
+from .tool_files import Given, Layer, boolish, cert_warning, keyring_warning, pip_conf, uv_toml
 
 if TYPE_CHECKING:
     from .settings import Flags
@@ -125,12 +125,14 @@ def uv_layer(env: Mapping[str, str], warnings: list[str]) -> Layer:
 
 def pip_layer(env: Mapping[str, str], warnings: list[str]) -> Layer:
     """``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL`` and ``PIP_FIND_LINKS`` (whitespace-separated, as
-    pip reads them), ``PIP_NO_INDEX``."""
+    pip reads them), ``PIP_NO_INDEX``; ``PIP_CERT`` and a keyring provider are warnings."""
     layer: Layer = {}
     _text(layer, "index_url", env, "PIP_INDEX_URL")
     _split(layer, "extra_index_urls", env, "PIP_EXTRA_INDEX_URL", None)
     _split(layer, "find_links", env, "PIP_FIND_LINKS", None)
     _bool(layer, "no_index", env, "PIP_NO_INDEX")
+    if env.get("PIP_CERT", "").strip():
+        warnings += [w for w in [cert_warning(f"PIP_CERT = {env['PIP_CERT'].strip()}", env)] if w]
     if env.get("PIP_KEYRING_PROVIDER", "auto").strip() not in ("", "auto", "disabled"):
         warnings.append(keyring_warning("PIP_KEYRING_PROVIDER", env["PIP_KEYRING_PROVIDER"].strip()))
     return layer

@@ -115,6 +115,8 @@ def pip_conf(env: Mapping[str, str]) -> tuple[Layer, list[str]]:
         if text is not None:
             for section in ("global", "install"):
                 _pip_section(path, _pip_parse(path, text), section, layer, warnings)
+    if "cert" in layer:
+        warnings += [w for w in [cert_warning(layer.pop("cert").source, env)] if w]
     return layer, warnings
 
 
@@ -140,6 +142,8 @@ def _pip_section(path: Path, parser: configparser.ConfigParser, section: str, la
             layer[key.replace("-", "_") + ("s" if key == "extra-index-url" else "")] = Given(tuple(text.split()), where)
         elif key == "no-index" and text.strip():
             layer["no_index"] = Given(_file_bool(path, f"[{section}] {raw}", text), where)
+        elif key == "cert" and text.strip():
+            layer["cert"] = Given(text.strip(), f"{where} = {text.strip()}")  # only for cert_warning
         elif key == "keyring-provider" and text.strip() not in ("", "disabled", "auto"):
             warnings.append(keyring_warning(where, text.strip()))
 
@@ -155,6 +159,20 @@ def keyring_warning(where: str, value: str) -> str:
     """The one sentence for a keyring provider pm does not use."""
     return (f"{where} = {value}: pm's index client does not ask keyring for credentials (uv's builds do); "
             "give them in the index URL, ~/.netrc or $NETRC")
+
+
+def cert_warning(given: str, env: Mapping[str, str]) -> str | None:
+    """The one sentence for pip's ``cert`` (``given``: ``PIP_CERT = /x.pem`` or ``<file> [global]
+    cert = /x.pem``), which pm does not read; None when that bundle is what pm trusts anyway
+    (``SSL_CERT_FILE``, or OpenSSL's default file)."""
+    import ssl
+
+    bundle = given.rpartition(" = ")[2]
+    trusted = (env.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile)
+    if os.path.realpath(bundle) in {os.path.realpath(t) for t in trusted if t}:
+        return None
+    return (f"{given}: pm's HTTPS client does not read pip's cert setting; it trusts SSL_CERT_FILE and "
+            f"SSL_CERT_DIR, else the system's CAs (SSL_CERT_FILE={bundle} trusts this bundle)")
 
 
 def uv_toml(env: Mapping[str, str]) -> tuple[Layer, list[str]]:

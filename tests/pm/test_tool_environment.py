@@ -341,6 +341,23 @@ def test_what_pm_cannot_honour_is_a_warning_naming_its_place(home, index, tmp_pa
     assert "UV_KEYRING_PROVIDER" in err and "explicit index" in err
 
 
+def test_pips_cert_setting_is_a_warning_unless_pm_trusts_that_bundle_anyway(home, index, tmp_path, monkeypatch,
+                                                                           capsys):
+    monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
+    bundle = _write(tmp_path / "corp-ca.pem", "")
+    monkeypatch.setenv("PIP_CERT", str(bundle))
+    pip_conf = _write(tmp_path / "xdg" / "pip" / "pip.conf", f"[global]\ncert = {bundle}\n")
+    code, receipt, err = _resolve(capsys, home)
+    assert code == 0, err
+    assert receipt["warnings"] == [
+        f"PIP_CERT = {bundle}: pm's HTTPS client does not read pip's cert setting; it trusts SSL_CERT_FILE and "
+        f"SSL_CERT_DIR, else the system's CAs (SSL_CERT_FILE={bundle} trusts this bundle)",
+        f"{pip_conf} [global] cert = {bundle}: pm's HTTPS client does not read pip's cert setting; it trusts "
+        f"SSL_CERT_FILE and SSL_CERT_DIR, else the system's CAs (SSL_CERT_FILE={bundle} trusts this bundle)"]
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))  # the same bundle: nothing to say
+    assert _resolve(capsys, home)[1]["warnings"] == []
+
+
 @pytest.mark.parametrize("variable", ["ALL_PROXY", "http_proxy", "HTTP_PROXY"])
 def test_a_socks_proxy_is_refused_naming_its_variable(variable, home, index, monkeypatch, capsys):
     for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
