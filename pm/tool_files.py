@@ -157,8 +157,8 @@ def _file_bool(path: Path, key: str, text: str) -> bool:
 
 def keyring_warning(where: str, value: str) -> str:
     """The one sentence for a keyring provider pm does not use."""
-    return (f"{where} = {value}: pm's index client does not ask keyring for credentials (uv's builds do); "
-            "give them in the index URL, ~/.netrc or $NETRC")
+    return (f"{where} = {value}: pm does not ask keyring for index credentials (nor does the uv it runs for "
+            "builds); give them in the index URL, ~/.netrc or $NETRC")
 
 
 def cert_warning(given: str, env: Mapping[str, str]) -> str | None:

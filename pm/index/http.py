@@ -525,7 +525,7 @@ def proxy_for(scheme: str, host: str) -> str | None:
         return None
     if proxy.lower().startswith("socks"):
         raise IndexFailure(f"{scheme}://{host}", f"{_proxy_variable(scheme, proxy)}={redact_url(proxy)} is a SOCKS proxy, "
-                           "which pm's HTTP client cannot use (uv's builds can): name an HTTP proxy in "
+                           "which pm's HTTP client cannot use: name an HTTP proxy in "
                            f"{scheme.upper()}_PROXY, or add {host} to NO_PROXY")
     return proxy
 

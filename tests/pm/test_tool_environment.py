@@ -331,10 +331,10 @@ def test_what_pm_cannot_honour_is_a_warning_naming_its_place(home, index, tmp_pa
     code, receipt, err = _resolve(capsys, home)
     assert code == 0, err
     assert receipt["warnings"] == [
-        "UV_KEYRING_PROVIDER = subprocess: pm's index client does not ask keyring for credentials (uv's builds "
-        "do); give them in the index URL, ~/.netrc or $NETRC",
-        "PIP_KEYRING_PROVIDER = import: pm's index client does not ask keyring for credentials (uv's builds do); "
-        "give them in the index URL, ~/.netrc or $NETRC",
+        "UV_KEYRING_PROVIDER = subprocess: pm does not ask keyring for index credentials (nor does the uv it runs "
+        "for builds); give them in the index URL, ~/.netrc or $NETRC",
+        "PIP_KEYRING_PROVIDER = import: pm does not ask keyring for index credentials (nor does the uv it runs for "
+        "builds); give them in the index URL, ~/.netrc or $NETRC",
         f"{uv_toml} [[index]] pinned: an explicit index serves only packages pinned to it in tool.uv.sources; "
         "pm has no such pins and does not search it",
     ]
@@ -367,6 +367,6 @@ def test_a_socks_proxy_is_refused_naming_its_variable(variable, home, index, mon
     monkeypatch.setenv("HERMES_PM_INDEX_URL", index.url)
     code, _, err = _resolve(capsys, home)
     assert code != 0
-    assert (f"{variable}=socks5h://user:****@127.0.0.1:1080 is a SOCKS proxy, which pm's HTTP client cannot use "
-            "(uv's builds can): name an HTTP proxy in HTTP_PROXY, or add 127.0.0.1 to NO_PROXY") in err
+    assert (f"{variable}=socks5h://user:****@127.0.0.1:1080 is a SOCKS proxy, which pm's HTTP client cannot use: "
+            "name an HTTP proxy in HTTP_PROXY, or add 127.0.0.1 to NO_PROXY") in err
     assert "secret" not in err and not index.requests
