@@ -25,6 +25,7 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "index_url": (str,),
     "extra_index_urls": (str, list),
     "find_links": (str, list),
+    "no_index": (bool,),
     "core": (str,),
     "core_lock": (str,),
     "prereleases": (str,),
@@ -166,7 +167,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
         types = PM_SETTINGS[key]
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, types):
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             names = " or ".join(t.__name__ for t in types)
             problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue

@@ -47,6 +47,7 @@ class Inputs:
                 "urls": [redact_url(u) for u in self.settings.index_urls],
                 "find_links": [redact_url(str(p)) for p in self.settings.find_links],
                 "offline": self.settings.offline,
+                "sources": dict(self.settings.sources),
             },
             "core": [{"requirement": str(r)} for r in self.core.requirements],
             "core_lock": [f"{n}=={v}" for n, v in self.core.lock],

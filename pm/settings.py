@@ -13,6 +13,7 @@ from ._urls import redact_url  # noqa: F401 - the one redaction, named here for 
 from ._watch import note_file
 from .config import HomeConfig
 from .errors import UsageError, quote
+from .index_settings import Chosen, choose, split_find_links  # noqa: F401 - split_find_links: its old home
 
 DEFAULT_INDEX_URL = "https://pypi.org/simple/"
 
@@ -49,6 +50,8 @@ class Settings:
     allow_builds: tuple[str, ...] = field(default=())
     cutoff: datetime | None = None  # exclude_newer parsed once ("N days" counts from that moment)
     refresh: bool = False  # every page asked again once in this operation, and nothing reused without it
+    sources: tuple[tuple[str, str], ...] = ()  # (setting, where it came from): pm.index_settings
+    warnings: tuple[str, ...] = ()  # what the environment gives that pm does not honour, each naming its place
 
     @property
     def find_link_folders(self) -> tuple[Path, ...]:
@@ -96,42 +99,6 @@ def find_link(value: str, relative_to: Path, key: str) -> Path | str:
         raise UsageError(f"{key} {redact_url(text)}: a find-links entry is a folder, a file:// URL or an "
                          "http(s):// URL of a page of links")
     return (relative_to / Path(text).expanduser()).absolute()
-
-
-def split_find_links(text: str) -> list[str]:
-    """``$HERMES_PM_FIND_LINKS`` as entries, separated by ``os.pathsep``, where a URL keeps its own
-    colons (``http://user:pass@host:8080/links/``): while a URL has not reached its path, the next
-    piece belongs to it, unless that piece is an absolute folder (starts with one ``/``)."""
-    entries: list[str] = []
-    for piece in text.split(os.pathsep):
-        if entries and _url_unfinished(entries[-1]) and (not piece.startswith("/") or piece.startswith("//")):
-            entries[-1] += os.pathsep + piece
-        else:
-            entries.append(piece)
-    return [entry for entry in entries if entry]
-
-
-def _url_unfinished(text: str) -> bool:
-    """Whether ``text`` is a URL cut at a colon before its path: ``http``, ``http://host``."""
-    if os.pathsep != ":":
-        return False
-    scheme, sep, rest = text.partition("://")
-    if not sep:
-        return text.lower() in ("http", "https", "file")
-    return scheme.isalpha() and "/" not in rest
-
-
-def _extra_index_urls(flags: Flags, pm: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...]:
-    """``--extra-index-url`` (repeatable), else ``$HERMES_PM_EXTRA_INDEX_URL``, ``$UV_EXTRA_INDEX_URL``
-    or ``$PIP_EXTRA_INDEX_URL`` (space-separated, as uv and pip read them), else
-    ``pm.extra_index_urls`` (a string or a list)."""
-    if flags.extra_index_urls:
-        return flags.extra_index_urls
-    for variable in ("HERMES_PM_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
-        if env.get(variable, "").strip():
-            return tuple(env[variable].split())
-    configured = pm.get("extra_index_urls") or ()
-    return (configured,) if isinstance(configured, str) else tuple(str(u) for u in configured)
 
 
 def search_order(index_url: str, extra_index_urls: tuple[str, ...]) -> tuple[str, ...]:
@@ -210,33 +177,35 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
             or path(pm.get("core"), in_home))
     core_lock = (path(flags.core_lock, working_folder) or path(env.get("HERMES_PM_CORE_LOCK"), working_folder)
                  or path(pm.get("core_lock"), in_home))
-    if flags.find_links:
-        find_links = tuple(find_link(p, working_folder(), "--find-links") for p in flags.find_links)
-    elif env.get("HERMES_PM_FIND_LINKS"):
-        find_links = tuple(find_link(p, working_folder(), "HERMES_PM_FIND_LINKS")
-                           for p in split_find_links(env["HERMES_PM_FIND_LINKS"]))
-    else:
-        configured = pm.get("find_links") or []
-        find_links = tuple(find_link(p, base, "pm.find_links")
-                           for p in ([configured] if isinstance(configured, str) else configured))
-    index_url = (flags.index_url or env.get("HERMES_PM_INDEX_URL") or pm.get("index_url")
-                 or env.get("UV_DEFAULT_INDEX") or env.get("UV_INDEX_URL") or env.get("PIP_INDEX_URL")
-                 or DEFAULT_INDEX_URL)
+    chosen = choose(flags, pm, config.file, env)
     exclude_newer = flags.exclude_newer or pm.get("exclude_newer")
     cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
         core=core,
         core_lock=core_lock,
-        index_urls=() if flags.no_index else search_order(index_url, _extra_index_urls(flags, pm, env)),
-        find_links=tuple(p for p in find_links if p is not None),
-        offline=flags.offline,
+        index_urls=() if chosen.value("no_index") else search_order(
+            chosen.value("index_url", DEFAULT_INDEX_URL), chosen.value("extra_index_urls", ())),
+        find_links=_find_links(chosen),
+        offline=bool(chosen.value("offline", False)),
         prereleases=_prereleases(flags.prereleases or pm.get("prereleases")),
         exclude_newer=exclude_newer,
         allow_builds=tuple(flags.allow_builds or pm.get("allow_builds") or ()),
         cutoff=cutoff,
         refresh=flags.refresh,
+        sources=tuple(chosen.sources().items()),
+        warnings=chosen.warnings,
     )
+
+
+def _find_links(chosen: Chosen) -> tuple[Path | str, ...]:
+    """The find-links entries as given, each relative path taken from where it was written
+    (config.yaml and uv.toml: their folder; a flag, a variable or pip.conf: the working folder)."""
+    given = chosen.given.get("find_links")
+    if given is None:
+        return ()
+    base = given.base
+    return tuple(find_link(entry, base or working_folder(), given.source) for entry in given.value)  # type: ignore[union-attr]
 
 
 def _prereleases(value: str | None) -> str | None:

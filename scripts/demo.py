@@ -67,9 +67,14 @@ def main() -> int:
     home = scratch / "home"
     shutil.copytree(EXAMPLE, home, symlinks=True)
     index = serve_index(scratch)
-    env = {**os.environ, "HERMES_HOME": str(home), "NO_COLOR": "1", "HERMES_PM_INDEX_URL": index.url,
-           "HERMES_PM_CACHE_DIR": str(scratch / "cache")}
+    from pm.testing import without_tool_settings
+
+    # pm honours the uv/pip index settings of this machine (UV_*/PIP_* variables, uv.toml,
+    # pip.conf); the demo leaves them out, so that only its own index is used wherever it runs
+    env = {**without_tool_settings(os.environ), "HERMES_HOME": str(home), "NO_COLOR": "1",
+           "HERMES_PM_INDEX_URL": index.url, "HERMES_PM_CACHE_DIR": str(scratch / "cache")}
     print(f"example home copied to {home}; a local index of real wheels serves {index.url}")
+    print("(this machine's UV_*/PIP_* index variables, uv.toml and pip.conf are left out: only that index is used)")
     run("pm", "scan", env=env)
     run("pm", "resolve", env=env)
     run("pm", "sync", env=env)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from uv import find_uv_bin
 
-from pm.testing import LocalIndex, index_from_spec
+from pm.testing import NO_TOOL_FILES, TOOL_VARIABLES, LocalIndex, index_from_spec
 
 # A dead index or a 503 is retried with backoff (pm.index.http); the suite asks for failures on
 # purpose, so it fails at once unless a test sets retries itself (tests/pm/index/test_network.py).
@@ -53,7 +53,11 @@ def _no_public_index(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     """The default suite needs no internet: pm's last-resort index (after flag, environment and
     config) becomes a closed port on 127.0.0.1, so a test that forgets to point pm at its local
     index fails fast with "connection refused" instead of reaching the public index. Tests marked
-    ``network`` keep the real default."""
+    ``network`` keep the real default. The machine's own uv/pip index settings (variables,
+    uv.toml, pip.conf: pm honours them) are turned off for every test (pm.testing.environ)."""
+    for variable in TOOL_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    for variable, value in NO_TOOL_FILES.items():
+        monkeypatch.setenv(variable, value)
     if request.node.get_closest_marker("network") is None:
         monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
-        monkeypatch.delenv("UV_INDEX_URL", raising=False)

@@ -23,15 +23,21 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--python", help="target interpreter (default: the running one)")
     group.add_argument("--core", help="the host's pyproject.toml (default: the installed hermes-pm)")
     group.add_argument("--core-lock", help="core's lock: a pylock.toml or name==version lines")
-    group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url)")
+    group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url, then "
+                       "UV_DEFAULT_INDEX, UV_INDEX_URL, PIP_INDEX_URL, uv.toml, pip.conf)")
     group.add_argument("--extra-index-url", action="append", default=[], metavar="URL",
                        help="another index, searched before --index-url; a project is taken from the first "
-                            "index that has it (repeatable; env UV_EXTRA_INDEX_URL, config pm.extra_index_urls)")
+                            "index that has it (repeatable; env HERMES_PM_EXTRA_INDEX_URL, config pm.extra_index_urls, then "
+                            "UV_INDEX, UV_EXTRA_INDEX_URL, PIP_EXTRA_INDEX_URL, uv.toml, pip.conf)")
     group.add_argument("--find-links", action="append", default=[], metavar="DIR|URL",
                        help="a folder of wheels, or the URL of a page linking to them "
-                            "(repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links)")
-    group.add_argument("--no-index", action="store_true", help="use only --find-links folders and pages")
-    group.add_argument("--offline", action="store_true", help="never touch the network; use the cache only")
+                            "(repeatable; env HERMES_PM_FIND_LINKS, config pm.find_links, then UV_FIND_LINKS, "
+                            "PIP_FIND_LINKS, uv.toml, pip.conf)")
+    group.add_argument("--no-index", action="store_true",
+                       help="use only find-links folders and pages (env HERMES_PM_NO_INDEX, config pm.no_index, "
+                            "then UV_NO_INDEX, PIP_NO_INDEX, uv.toml, pip.conf)")
+    group.add_argument("--offline", action="store_true",
+                       help="never touch the network; use the cache only (env HERMES_PM_OFFLINE, UV_OFFLINE, uv.toml)")
     group.add_argument("--refresh", action="store_true",
                        help="ask the index for every page again, however fresh the cache says it is, and resolve anew")
     group.add_argument("--prereleases", choices=["allow", "pep440"], help="pre-release policy (config pm.prereleases)")

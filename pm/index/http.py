@@ -514,14 +514,26 @@ def _retries_setting() -> int:
 def proxy_for(scheme: str, host: str) -> str | None:
     """The proxy URL the environment names for ``scheme`` (``HTTPS_PROXY``, ``HTTP_PROXY``, or
     ``ALL_PROXY``, lower case first, as curl, pip and uv read them), or None when there is none
-    or ``NO_PROXY`` covers ``host``."""
+    or ``NO_PROXY`` covers ``host``. A SOCKS proxy (``socks5://``, ``socks5h://``, ``socks4://``)
+    is an :class:`IndexFailure` naming its variable: pm's client speaks HTTP to proxies only, and
+    going direct instead would ignore what the environment asked."""
     import urllib.request  # here, not at the top: it loads tempfile, email and more
 
     proxies = urllib.request.getproxies_environment()
     proxy = proxies.get(scheme) or proxies.get("all")
     if not proxy or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
         return None
+    if proxy.lower().startswith("socks"):
+        raise IndexFailure(f"{scheme}://{host}", f"{_proxy_variable(scheme, proxy)}={redact_url(proxy)} is a SOCKS proxy, "
+                           "which pm's HTTP client cannot use: name an HTTP proxy in "
+                           f"{scheme.upper()}_PROXY, or add {host} to NO_PROXY")
     return proxy
+
+
+def _proxy_variable(scheme: str, proxy: str) -> str:
+    """Which variable named ``proxy`` for ``scheme``, in the order :func:`proxy_for` reads them."""
+    names = (f"{scheme}_proxy", f"{scheme.upper()}_PROXY", "all_proxy", "ALL_PROXY")
+    return next((name for name in names if os.environ.get(name) == proxy), f"{scheme.upper()}_PROXY")
 
 
 def netrc_header(host: str) -> str | None:
@@ -567,7 +579,8 @@ def _describe(exc: BaseException, timeout: float, host: str) -> str:
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve host {host!r} ({exc.strerror or exc})"
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS certificate verification failed ({exc.verify_message or exc})"
+        return (f"TLS certificate verification failed ({exc.verify_message or exc}); pm trusts the CAs of "
+                "SSL_CERT_FILE and SSL_CERT_DIR, else the system's")
     if isinstance(exc, ssl.SSLError):
         return f"TLS error ({exc.reason or exc})"
     if isinstance(exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,

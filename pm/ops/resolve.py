@@ -178,7 +178,9 @@ def _unoffered(txn: Transaction, error: NotOffered) -> None:
     """Core's own pins are not on the sources: the index is wrong for this home (exit 1, kind
     ``not-offered``); the next steps point at the index setting, never at a plugin."""
     home = txn.options.shown_home
-    where = f" (now {', '.join(error.searched)})" if error.searched else ""
+    given = dict(txn.inputs.settings.sources).get("index_url") if txn.inputs else None
+    origin = f"the index URL from {given}" if given else "the index URL is pm's default"
+    where = f" (now {', '.join(error.searched)}; {origin})" if error.searched else ""
     txn.receipt.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
                      f"try the index that holds the host's pins{where}; then set pm.index_url in config.yaml to keep it")
     retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),

@@ -90,7 +90,7 @@ def start(receipt: Receipt, inputs: Inputs, shown_home: Path | None = None) -> R
     ``shown_home``)."""
     receipt.target = inputs.target.to_receipt()
     receipt.inputs = inputs.to_receipt()
-    receipt.warnings[:] = [*inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    receipt.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
     for home in inputs.selection.homes:
         if home.missing_provider is not None and receipt.kind != "update":
             receipt.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "

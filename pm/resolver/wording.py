@@ -252,8 +252,9 @@ def format_not_offered(error: NotOffered) -> str:
         listed = f"lists only {item.package} {_shown(list(item.offered))}" if item.offered else f"has no {item.package!r}"
         parts.append(f"{asked}, but {_where_offered(error.searched)} {listed}")
     return ("; ".join(parts) + ". The host's own requirements cannot be met from these sources, so they are most "
-            "likely the wrong ones for this home (no plugin is at fault): check pm.index_url and pm.find_links in "
-            "config.yaml, --index-url, or HERMES_PM_INDEX_URL, UV_INDEX_URL and PIP_INDEX_URL.")
+            "likely the wrong ones for this home (no plugin is at fault): check where the index settings came from "
+            "(the receipt's inputs.index.sources: --index-url, HERMES_PM_INDEX_URL, pm.index_url and pm.find_links in "
+            "config.yaml, UV_*/PIP_* variables, uv.toml or pip.conf).")
 
 
 def _where_offered(searched: tuple[str, ...]) -> str:

@@ -8,12 +8,14 @@
 - :mod:`pm.testing.sdists` — sdists with an in-tree PEP 517 backend that build offline (dynamic metadata).
 - :mod:`pm.testing.receipts` — validation of receipts against the shipped JSON Schema.
 - :mod:`pm.testing.cli` — run pm's CLI in the test process; the latest receipt.
+- :mod:`pm.testing.environ` — an environment without the machine's uv/pip index settings.
 
 Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is used at runtime.
 """
 
 from __future__ import annotations
 
+from .environ import NO_TOOL_FILES, TOOL_VARIABLES, without_tool_settings
 from .homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
 from .index import PRESETS, LocalIndex, Transfer, index_from_spec, negotiate
 from .wheels import (
@@ -28,8 +30,10 @@ from .wheels import (
 
 __all__ = [
     "DECLARING_STYLES",
+    "NO_TOOL_FILES",
     "PRESETS",
     "STYLES",
+    "TOOL_VARIABLES",
     "IndexFile",
     "LocalIndex",
     "Transfer",
@@ -45,4 +49,5 @@ __all__ = [
     "negotiate",
     "normalize_version",
     "tree_digest",
+    "without_tool_settings",
 ]

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import html
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -201,8 +202,11 @@ class LocalIndex:
         validators: bool = True,
         file_cache_control: str | None = None,
         rescan: bool = True,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.json = json
+        #: a server-side TLS context: the index then answers ``https://`` only (tests of CA settings)
+        self.tls = tls
         self.metadata_files = metadata_files
         self.fail_projects = {canonicalize_name(k): v for k, v in (fail_projects or {}).items()}
         self.corrupt_hashes = set(corrupt_hashes)
@@ -241,6 +245,8 @@ class LocalIndex:
         if self._server is None:
             handler = type("_BoundHandler", (_Handler,), {"index": self})
             self._server = _Server(("127.0.0.1", 0), handler)
+            if self.tls is not None:
+                self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
             self._server.daemon_threads = True
             self._thread = threading.Thread(
                 target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -267,7 +273,7 @@ class LocalIndex:
         """``http://127.0.0.1:PORT`` (no trailing slash); raises ``RuntimeError`` unless started."""
         if self._server is None:
             raise RuntimeError("LocalIndex is not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def url(self) -> str:

@@ -29,6 +29,8 @@ if str(ROOT) not in sys.path:  # `pm.testing` is imported from the checkout
 
 from uv import find_uv_bin  # noqa: E402
 
+from pm.testing.environ import NO_TOOL_FILES  # noqa: E402
+
 UV = str(find_uv_bin())
 
 
@@ -187,6 +189,7 @@ def pm_env(cache: Path, bundled: Path, pycache: Path) -> dict[str, str]:
     }
     if PM_FROM_CHECKOUT:
         env["PYTHONPATH"] = str(ROOT)
+    env.update(NO_TOOL_FILES)  # the machine's uv.toml / pip.conf index settings stay out of the figures
     env.update(
         PYTHONPYCACHEPREFIX=str(pycache),
         HERMES_PM_CACHE_DIR=str(cache),

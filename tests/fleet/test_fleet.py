@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from uv import find_uv_bin
 
-from pm.testing import LocalIndex, add_plugin, build_packages, make_home
+from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, build_packages, make_home
 from pm.testing.index import PRESETS
 from pm.testing.servers import Devpi, PypiServer, server_venv
 
@@ -73,7 +73,7 @@ def make_fleet_home(folder: Path, n: int) -> Path:
 def pm_env(folder: Path, n: int) -> dict[str, str]:
     """The environment of home ``n``'s machine: its own pm and uv caches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
-    return env | {"HERMES_PM_CACHE_DIR": str(folder / f"cache-{n:02d}"),
+    return env | NO_TOOL_FILES | {"HERMES_PM_CACHE_DIR": str(folder / f"cache-{n:02d}"),
                   "HERMES_BUNDLED_PLUGINS": str(folder / "no-bundled"), "NO_COLOR": "1"}
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import uv
 
-from pm.testing import add_plugin, index_from_spec, make_home
+from pm.testing import NO_TOOL_FILES, add_plugin, index_from_spec, make_home
 
 ROOT = Path(__file__).resolve().parents[2]
 UV = uv.find_uv_bin()
@@ -56,7 +56,7 @@ def venv(built: Path, tmp_path_factory) -> Path:
 def _env(home: Path, tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HERMES_", "PYTHON", "UV_INDEX", "PIP_", "VIRTUAL_ENV"))}
-    return {**env, "HERMES_HOME": str(home), "HERMES_PM_CACHE_DIR": str(tmp / "cache")}
+    return {**env, **NO_TOOL_FILES, "HERMES_HOME": str(home), "HERMES_PM_CACHE_DIR": str(tmp / "cache")}
 
 
 def test_the_wheel_carries_the_bundled_providers_and_every_data_file(built: Path):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pm import _code
-from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, make_home
 from pm.testing.index import PRESETS
 
 PM = Path(_code.__file__).resolve().parent
@@ -91,7 +91,7 @@ def test_an_edited_pm_answers_afresh_where_the_old_one_was_remembered(
     (tmp_path / "lock.txt").write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_", "PYTHON"))}
     env |= {"HERMES_PM_CACHE_DIR": str(tmp_path / "cache"), "HERMES_BUNDLED_PLUGINS": str(tmp_path / "none"),
-            "PYTHONDONTWRITEBYTECODE": "1"}
+            "PYTHONDONTWRITEBYTECODE": "1", **NO_TOOL_FILES}
     copy = copy_of_pm(tmp_path / "code")
 
     first = _resolve(tmp_path / "code", home, index, env)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pm.testing import make_home
+from pm.testing import NO_TOOL_FILES, make_home
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def full_receipts(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_receipt_on_a_full_disk_is_a_warning_and_the_exit_code_stands(full_receipts: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
-    env |= {"HERMES_BUNDLED_PLUGINS": str(full_receipts.parent / "none"), "NO_COLOR": "1",
+    env |= {**NO_TOOL_FILES, "HERMES_BUNDLED_PLUGINS": str(full_receipts.parent / "none"), "NO_COLOR": "1",
             "HERMES_PM_CACHE_DIR": str(full_receipts.parent / "cache")}
     done = subprocess.run([sys.executable, "-m", "pm", "check", "--home", str(full_receipts)], env=env,
                           capture_output=True, text=True, timeout=60, check=False)

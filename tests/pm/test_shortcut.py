@@ -21,7 +21,7 @@ import pytest
 
 from pm.cli import shortcut
 from pm.index.cache import Cache
-from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, make_home
 from pm.testing.audit import HOOK
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
@@ -71,7 +71,7 @@ def setup(tmp_path: Path, make_index: Callable[..., LocalIndex]) -> Setup:
     (tmp_path / "lock.txt").write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
     env |= {"HERMES_PM_CACHE_DIR": str(tmp_path / "cache"), "HERMES_BUNDLED_PLUGINS": str(tmp_path / "no-bundled"),
-            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/"}
+            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/", **NO_TOOL_FILES}
     (tmp_path / "cwd").mkdir()
     made = Setup(home, index, env, tmp_path / "cwd")
     made.run()  # the first answer: resolved, and remembered
@@ -602,3 +602,19 @@ def test_a_deleted_working_folder_is_no_traceback(setup: Setup) -> None:
                           text=True, timeout=120, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "the current folder no longer exists" in done.stderr
+
+
+def test_a_pip_conf_or_uv_toml_that_appears_or_changes_is_a_miss(setup: Setup, tmp_path: Path) -> None:
+    """pm reads uv.toml and pip.conf (pm.tool_files): a file that appears where none was, or whose
+    bytes change, is a change of what the answer was read from."""
+    xdg = tmp_path / "xdg"
+    setup.env = {k: v for k, v in setup.env.items() if k not in NO_TOOL_FILES}
+    setup.env |= {"XDG_CONFIG_HOME": str(xdg), "HOME": str(tmp_path / "user"), "XDG_CONFIG_DIRS": str(tmp_path / "etc")}
+    setup.run()
+    assert setup.shortcut_taken()
+    for path, text in ((xdg / "uv" / "uv.toml", "offline = false\n"), (xdg / "pip" / "pip.conf", "[global]\nno-index = no\n"),
+                       (xdg / "pip" / "pip.conf", "[global]\nno-index = false\n")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        assert not setup.shortcut_taken(), f"{path} {text!r}: answered from memory"
+        assert setup.shortcut_taken()

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from pm.testing import LocalIndex, add_plugin, make_home
+from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, make_home
 from pm.testing.audit import HOOK
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
@@ -70,7 +70,7 @@ def home(tmp_path: Path, make_index: Callable[..., LocalIndex]) -> Home:
     (tmp_path / "lock.txt").write_text("")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "UV_", "PIP_"))}
     env |= {"HERMES_PM_CACHE_DIR": str(tmp_path / "cache"), "HERMES_BUNDLED_PLUGINS": str(tmp_path / "no-bundled"),
-            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/"}
+            "PIP_INDEX_URL": "http://127.0.0.1:9/simple/", **NO_TOOL_FILES}
     made = Home(path, index, env)
     made.run("sync")  # built and selected
     return made

@@ -63,8 +63,9 @@ def test_core_pins_missing_from_the_index_blame_the_index_not_the_plugins(elsewh
         f"core requires tinyhttp>=1 and core locks tinyhttp==1.0, but the index {elsewhere.url} lists only "
         "tinyhttp 0.3, 0.2. "
         "The host's own requirements cannot be met from these sources, so they are most likely the wrong ones "
-        "for this home (no plugin is at fault): check pm.index_url and pm.find_links in config.yaml, "
-        "--index-url, or HERMES_PM_INDEX_URL, UV_INDEX_URL and PIP_INDEX_URL.")
+        "for this home (no plugin is at fault): check where the index settings came from (the receipt's "
+        "inputs.index.sources: --index-url, HERMES_PM_INDEX_URL, pm.index_url and pm.find_links in config.yaml, "
+        "UV_*/PIP_* variables, uv.toml or pip.conf).")
     assert [(p["name"], p["offered"]) for p in failure["projects"]] == [
         ("ghostlib", []), ("sharedlib", ["0.0.1"]), ("tinyhttp", ["0.3", "0.2"])]
     assert failure["searched"] == [elsewhere.url]
@@ -78,7 +79,7 @@ def test_the_person_reads_what_the_index_offers_and_where_to_change_it(elsewhere
     assert err.startswith("error: core requires ghostlib, but the index")
     assert ("this is not a conflict between plugins: the host's own pins are not where pm looked; nothing was "
             f"changed\nnext steps:\n  hermes pm resolve --index-url URL --home {home}\n      try the index that "
-            f"holds the host's pins (now {elsewhere.url}); then set pm.index_url in config.yaml to keep it\n") in err
+            f"holds the host's pins (now {elsewhere.url}; the index URL from --index-url); then set pm.index_url in config.yaml to keep it\n") in err
 
 
 def test_the_right_index_resolves_the_same_home(own, home, capsys):
