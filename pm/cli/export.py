@@ -19,7 +19,6 @@ from ..frozen import Basis
 from ..ops.resolve import resolve_in
 from ..ops.transaction import Transaction, transaction
 from ..resolver import Resolution
-from ..settings import page_label
 from ._common import home_of, options_from
 from ._output import say
 from .resolve import tell_resolved
@@ -41,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
         tell_resolved(txn.receipt)
         return txn.receipt.exit_code
     resolution, basis = exported
-    pages = [page_label(url) for url in txn.gathered.settings.find_link_pages]
-    text = {"pylock": to_pylock, "nix": to_nix}.get(args.format, lambda r, b: to_requirements(r, pages))(resolution, basis)
+    settings = txn.gathered.settings
+    text = {"pylock": to_pylock, "nix": to_nix}.get(
+        args.format, lambda r, b: to_requirements(r, settings.index_urls, settings.find_links))(resolution, basis)
     if args.output:
         failed = _write(Path(args.output), text)
         if failed:
