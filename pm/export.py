@@ -25,6 +25,19 @@ _NIX_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_'-]*")
 _NIX_KEYWORDS = frozenset({"assert", "else", "if", "in", "inherit", "let", "or", "rec", "then", "with"})
 
 
+#: The names PEP 751 gives a lock file; uv and pip refuse ``-r`` of any other.
+PYLOCK_NAME = re.compile(r"pylock\.toml|pylock\.[^.]+\.toml")
+
+
+def pylock_name_warning(path: Path) -> str | None:
+    """Why uv and pip will not install the lock written to ``path`` (None when its name is one
+    PEP 751 gives). Such a file still serves ``sync --from`` and ``wheels.nix``."""
+    if PYLOCK_NAME.fullmatch(path.name):
+        return None
+    return (f"{path.name} is not a PEP 751 lock name, so `uv pip install -r` and `pip install -r` refuse it; "
+            f"name it pylock.toml or pylock.<name>.toml (e.g. pylock.hermes.toml)")
+
+
 def to_pylock(resolution: Resolution, basis: Basis) -> str:
     """A valid PEP 751 lock for one target: every file with its URL, size and sha256; the inputs
     it was decided for (fingerprint, per-plugin declaration digests) under ``[tool.hermes-pm]``."""
