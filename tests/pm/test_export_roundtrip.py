@@ -1,7 +1,8 @@
 """Exports that work first time (issue 24, item 3): what ``hermes pm export`` writes from a real
 home is installed by real uv and real pip into fresh virtual environments, for each kind of place
-pm resolved on — a simple index on 127.0.0.1, a find-links folder given as a ``file://`` URL with
-``--no-index``, and the PEP 751 lock — and what they install is exactly the lock's pins.
+pm resolved on — a simple index on 127.0.0.1, the same index as a static folder named by a
+``file://`` index URL, a find-links folder given as a ``file://`` URL with ``--no-index``, and the
+PEP 751 lock — and what they install is exactly the lock's pins.
 
 The tools run with no setting of this machine (``PIP_FIND_LINKS``, ``PIP_INDEX_URL``, config
 files) and with every proxy variable pointing at a closed port on 127.0.0.1, 127.0.0.1 itself
@@ -11,8 +12,11 @@ index lines (uv and pip then go to the public index)."""
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -43,6 +47,22 @@ def files(tmp_path_factory) -> list[IndexFile]:
 def index(files):
     with LocalIndex(files) as served:
         yield served
+
+
+@pytest.fixture(scope="module")
+def static_index(files, tmp_path_factory) -> str:
+    """The same files as a static simple index in a folder (``simple/<name>/index.html`` linking
+    to ``files/``, each with its sha256), as pip, uv and pm read a ``file://`` index URL."""
+    root = tmp_path_factory.mktemp("static")
+    (root / "files").mkdir()
+    for file in files:
+        shutil.copy(file.path, root / "files" / file.filename)
+        digest = hashlib.sha256(file.path.read_bytes()).hexdigest()
+        page = root / "simple" / file.filename.split("-")[0] / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        with page.open("a") as links:
+            links.write(f'<a href="../../files/{html.escape(file.filename)}#sha256={digest}">{file.filename}</a>\n')
+    return f"{root.as_uri()}/simple/"
 
 
 @pytest.fixture
@@ -113,21 +133,23 @@ def pins_of(text: str) -> dict[str, str]:
                 if line and not line.startswith(("#", " ", "-")))
 
 
-def places(kind: str, index: LocalIndex, files: list[IndexFile]) -> list[str]:
-    """pm's arguments for each kind of place: the served index, or only a folder as a file:// URL."""
-    if kind == "index":
-        return ["--index-url", index.url]
+def places(kind: str, index: LocalIndex, files: list[IndexFile], static: str = "") -> list[str]:
+    """pm's arguments for each kind of place: the served index, the static index as a file://
+    URL, or only a folder (as a file:// URL) with no index."""
+    if kind in ("index", "file-index"):
+        return ["--index-url", index.url if kind == "index" else static]
     return ["--no-index", "--find-links", files[0].path.parent.as_uri()]
 
 
 @pytest.mark.parametrize("tool", ["uv", "pip"])
-@pytest.mark.parametrize("kind", ["index", "folder"])
+@pytest.mark.parametrize("kind", ["index", "file-index", "folder"])
 def test_the_requirements_export_installs_the_pins_from_where_pm_resolved(
-        kind, tool, index, files, home, capsys, uv_bin, tmp_path):
-    requirements = export([*home, *places(kind, index, files)], "requirements", tmp_path / "requirements.txt", capsys)
+        kind, tool, index, files, static_index, home, capsys, uv_bin, tmp_path):
+    where = places(kind, index, files, static_index)
+    requirements = export([*home, *where], "requirements", tmp_path / "requirements.txt", capsys)
     text = requirements.read_text()
     assert pins_of(text) == PINS
-    expected = ([f"--index-url {index.url}"] if kind == "index"
+    expected = ([f"--index-url {where[1]}"] if kind != "folder"
                 else ["--no-index", f"--find-links {files[0].path.parent.as_uri()}"])
     assert [line for line in text.splitlines() if line.startswith("--")] == expected
     index.reset_log()
