@@ -75,15 +75,6 @@ class Settings:
         }
 
 
-def page_label(url: str) -> str:
-    """How a find-links page is named in links, receipts and exports: its URL without
-    credentials or fragment (the label :class:`~pm.index.linkpage.FindLinksPage` gives its files)."""
-    from urllib.parse import urldefrag, urlsplit
-
-    parts = urlsplit(urldefrag(url)[0])
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
-
-
 def find_link(value: str, relative_to: Path, key: str) -> Path | str:
     """A find-links entry: a folder (a path relative to ``relative_to``, or a ``file://`` URL), or
     an ``http(s)://`` URL of a page of links, kept as given (credentials included: the index client

@@ -66,3 +66,15 @@ def _undescribed(node: object, path: str) -> list[str]:
 def test_every_receipt_schema_field_is_described():
     schema = json.loads((ROOT / "pm" / "schemas" / "receipt.schema.json").read_text())
     assert _undescribed(schema, "") == []
+
+
+def test_every_lock_the_docs_write_or_install_has_a_name_uv_and_pip_accept():
+    """Issue 24: docs/nix.md exported ``-o hermes-pylock.toml`` and installed it with ``uv pip
+    install -r``, which uv refuses: PEP 751 names a lock ``pylock.toml`` or ``pylock.<name>.toml``."""
+    from pm.export import PYLOCK_NAME
+
+    used = {(doc.name, name) for doc in DOCS
+            for name in re.findall(r"(?:-o|--output|-r|--from|source =)\s+(?:\./)?([\w.-]*\.toml)\b", doc.read_text())
+            if "pylock" in name}
+    assert ("nix.md", "pylock.hermes.toml") in used
+    assert sorted(used_name for used_name in used if not PYLOCK_NAME.fullmatch(used_name[1])) == []

@@ -14,12 +14,11 @@ from pathlib import Path
 
 from .. import generations
 from ..errors import EXIT_FAILURE, EXIT_OK, PmError
-from ..export import NIX_FUNCTION, to_nix, to_pylock, to_requirements
+from ..export import NIX_FUNCTION, pylock_name_warning, to_nix, to_pylock, to_requirements
 from ..frozen import Basis
 from ..ops.resolve import resolve_in
 from ..ops.transaction import Transaction, transaction
 from ..resolver import Resolution
-from ..settings import page_label
 from ._common import home_of, options_from
 from ._output import say
 from .resolve import tell_resolved
@@ -27,7 +26,8 @@ from .resolve import tell_resolved
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["pylock", "requirements", "nix"], default="pylock")
-    parser.add_argument("-o", "--output", help="write here instead of stdout (e.g. pylock.toml)")
+    parser.add_argument("-o", "--output", help="write here instead of stdout (pylock.toml or pylock.<name>.toml, "
+                        "the names PEP 751 gives a lock; requirements.txt; hermes-wheels.nix)")
     parser.add_argument("--selected", action="store_true",
                         help="the selected generation's recorded resolution (no resolving)")
     parser.set_defaults(candidate=None)
@@ -41,14 +41,18 @@ def run(args: argparse.Namespace) -> int:
         tell_resolved(txn.receipt)
         return txn.receipt.exit_code
     resolution, basis = exported
-    pages = [page_label(url) for url in txn.gathered.settings.find_link_pages]
-    text = {"pylock": to_pylock, "nix": to_nix}.get(args.format, lambda r, b: to_requirements(r, pages))(resolution, basis)
+    settings = txn.gathered.settings
+    text = {"pylock": to_pylock, "nix": to_nix}.get(
+        args.format, lambda r, b: to_requirements(r, settings.index_urls, settings.find_links))(resolution, basis)
     if args.output:
         failed = _write(Path(args.output), text)
         if failed:
             say(f"error: cannot write {args.output}: {failed}")
             return EXIT_FAILURE
         say(f"wrote {args.output} ({len(resolution.pins)} packages)")
+        warning = pylock_name_warning(Path(args.output)) if args.format == "pylock" else None
+        if warning:
+            say(f"warning: {warning}")
         if args.format == "nix":
             say(f"fetch them in Nix with: import {NIX_FUNCTION} {{ source = {_nix_path(args.output)}; }}")
     else:

@@ -153,7 +153,7 @@ def frozen_sync(
     """Seconds of one `pm sync --from pylock.toml` that builds: new inputs, exported (untimed) to a
     pylock.toml whose recorded inputs match them, so the frozen sync builds without resolving."""
     _change_inputs(layout, workload, run)
-    frozen = layout.home.parent / f"pylock-{run}.toml"
+    frozen = layout.home.parent / f"pylock.run{run}.toml"  # a PEP 751 name, as uv and pip read
     h.run([*h.pm_argv(args.python, "export", layout, url), "--output", str(frozen)], env)
     return h.run([*h.pm_argv(args.python, "sync", layout, url), "--from", str(frozen)], env)[0]
 

@@ -21,6 +21,18 @@ def test_every_credential_form_is_hidden(url: str, shown: str) -> None:
     assert redact_url(url) == shown
 
 
+@pytest.mark.parametrize(("url", "written"), [
+    ("https://user:secret@host/simple/", "https://user@host/simple/"),
+    ("https://TOKEN@host/simple/", "https://host/simple/"),
+    ("https://host/simple/", "https://host/simple/"),
+    ("file:///srv/wheels", "file:///srv/wheels"),
+])
+def test_for_a_file_tools_read_the_password_is_dropped_not_masked(url: str, written: str) -> None:
+    """A masked password in a requirements file would be sent as the password: pip and uv take
+    the real one from netrc or a keyring only when the URL has none."""
+    assert redact_url(url, for_tools=True) == written
+
+
 def test_an_index_failure_never_shows_a_token_alone_in_the_user_part() -> None:
     """The index client's errors went through its own redactor, which left ``TOKEN@host`` whole."""
     client = HttpClient(timeout=2)
