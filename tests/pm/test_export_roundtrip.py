@@ -26,6 +26,7 @@ import pytest
 
 from pm.cli import main
 from pm.testing import IndexFile, LocalIndex, add_plugin, build_packages, make_home
+from pm.testing.environ import NO_TOOL_FILES
 
 SPEC = {
     "alpha": {"1.0": ["beta>=1"], "2.0": ["beta>=2"]},
@@ -71,6 +72,8 @@ def home(tmp_path: Path, monkeypatch) -> list[str]:
     No index or find-links setting of this machine reaches pm either."""
     for variable in [v for v in os.environ if v.startswith(("UV_", "PIP_", "HERMES_PM_"))]:
         monkeypatch.delenv(variable)
+    for variable, value in NO_TOOL_FILES.items():  # nor the machine's uv.toml and pip.conf
+        monkeypatch.setenv(variable, value)
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
     home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["maps"]}})
