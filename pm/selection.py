@@ -217,6 +217,8 @@ def select(
             _merge(verdicts, verdict, str(path))
     notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"
                 for v in verdicts.values() if v.enabled_but_invalid]
+    notices += [f"plugin {v.plugin.key!r} is enabled but sits out, so it is left out of the environment: {v.reason}"
+                for v in verdicts.values() if v.status is Status.SITS_OUT and v.homes]
     return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -385,3 +386,18 @@ def test_resolve_warns_like_sync_about_the_inputs(capsys, home: Path, index: Loc
     assert warnings[1].startswith("warning: plugin 'broken' is enabled but invalid, so it is left out of the "
                                   f"environment: {home / 'plugins' / 'broken' / 'plugin.yaml'}: pip_dependencies[0]: ")
     assert len(warnings) == 2 and err[-1].startswith("receipt: ")
+
+
+def test_resolve_and_sync_warn_when_an_enabled_plugin_sits_out_for_its_requires_python(home, index, capsys):
+    """Item 5's last case: a Requires-Python that excludes the target left an enabled plugin out in
+    silence, in resolve and in sync alike."""
+    (home / "config.yaml").write_text("plugins:\n  enabled: [maps, future]\n")
+    root = home / "plugins" / "future"
+    root.mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'future'\nversion = '1'\nrequires-python = '>=3.99'\n"
+                                         "dependencies = []\n")
+    for command in ("resolve", "sync"):
+        assert main([command, *core_args(home), "--index-url", index.url]) == 0
+        warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+        assert warnings == ["warning: plugin 'future' is enabled but sits out, so it is left out of the environment: "
+                            f"requires-python '>=3.99' excludes the target Python {sys.version.split()[0]}"], command
