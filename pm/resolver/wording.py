@@ -244,20 +244,24 @@ def _where(searched: tuple[str, ...]) -> str:
 
 
 def format_not_offered(error: NotOffered) -> str:
-    """Core's requirements the sources list no version for: the evidence, then the likely cause
-    (the index) and where to change it; no plugin is named, none is at fault."""
+    """Core's requirements the sources list no version for: the evidence, where pm looked (once),
+    then the likely cause (the index) and where to change it; no plugin is named, none is at fault."""
     parts = []
     for item in error.projects:
         asked = _and([c.describe() for c in item.causes])
-        listed = f"lists only {item.package} {_shown(list(item.offered))}" if item.offered else f"has no {item.package!r}"
-        parts.append(f"{asked}, but {_where_offered(error.searched)} {listed}")
-    return ("; ".join(parts) + ". The host's own requirements cannot be met from these sources, so they are most "
-            "likely the wrong ones for this home (no plugin is at fault): check where the index settings came from "
-            "(the receipt's inputs.index.sources: --index-url, HERMES_PM_INDEX_URL, pm.index_url and pm.find_links in "
-            "config.yaml, UV_*/PIP_* variables, uv.toml or pip.conf).")
+        many = len(item.offered) > 1
+        listed = (f"only {item.package} {_shown(list(item.offered))} {'are' if many else 'is'} listed" if item.offered
+                  else f"no source has {item.package!r}")
+        parts.append(f"{asked}, but {listed}")
+    return ("; ".join(parts) + f" ({_searched(error.searched)}). The host's own requirements cannot be met from "
+            "these sources, so they are most likely the wrong ones for this home (no plugin is at fault): check where "
+            "the index settings came from (the receipt's inputs.index.sources: --index-url, HERMES_PM_INDEX_URL, "
+            "pm.index_url and pm.find_links in config.yaml, UV_*/PIP_* variables, uv.toml or pip.conf).")
 
 
-def _where_offered(searched: tuple[str, ...]) -> str:
+def _searched(searched: tuple[str, ...]) -> str:
+    if not searched:
+        return "no source is configured"
     if len(searched) == 1:
-        return f"{'the index' if '://' in searched[0] else 'the find-links folder'} {searched[0]}"
-    return f"the configured sources ({', '.join(searched)})" if searched else "no source"
+        return f"searched {searched[0]}"
+    return f"searched {', '.join(searched)}; each project comes from the first index that lists it, as in uv"

@@ -58,10 +58,10 @@ def test_core_pins_missing_from_the_index_blame_the_index_not_the_plugins(elsewh
     failure = receipt["failure"]
     assert failure["kind"] == "not-offered"
     assert failure["message"] == (
-        f"core requires ghostlib, but the index {elsewhere.url} has no 'ghostlib'; "
-        f"core locks sharedlib==2.0, but the index {elsewhere.url} lists only sharedlib 0.0.1; "
-        f"core requires tinyhttp>=1 and core locks tinyhttp==1.0, but the index {elsewhere.url} lists only "
-        "tinyhttp 0.3, 0.2. "
+        "core requires ghostlib, but no source has 'ghostlib'; "
+        "core locks sharedlib==2.0, but only sharedlib 0.0.1 is listed; "
+        "core requires tinyhttp>=1 and core locks tinyhttp==1.0, but only tinyhttp 0.3, 0.2 are listed "
+        f"(searched {elsewhere.url}). "
         "The host's own requirements cannot be met from these sources, so they are most likely the wrong ones "
         "for this home (no plugin is at fault): check where the index settings came from (the receipt's "
         "inputs.index.sources: --index-url, HERMES_PM_INDEX_URL, pm.index_url and pm.find_links in config.yaml, "
@@ -76,7 +76,7 @@ def test_core_pins_missing_from_the_index_blame_the_index_not_the_plugins(elsewh
 def test_the_person_reads_what_the_index_offers_and_where_to_change_it(elsewhere, home, capsys):
     assert main(["resolve", "--home", str(home), "--index-url", elsewhere.url, *_core(home)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: core requires ghostlib, but the index")
+    assert err.startswith("error: core requires ghostlib, but no source has 'ghostlib'")
     assert ("this is not a conflict between plugins: the host's own pins are not where pm looked; nothing was "
             f"changed\nnext steps:\n  hermes pm resolve --index-url URL --home {home}\n      try the index that "
             f"holds the host's pins (now {elsewhere.url}; the index URL from --index-url); then set pm.index_url in config.yaml to keep it\n") in err
