@@ -83,7 +83,8 @@ def conflict_to_json(conflict: Conflict) -> dict[str, Any]:
 def _proof(finding: Any) -> dict[str, Any]:
     """One finding as a derivation from the roots: the statements in order (who requires what,
     then each link of its chain: the versions that state a dead requirement), and the conclusion."""
-    steps = list(dict.fromkeys(c.describe() for c in finding.causes))
+    ruling = {r for leaf in finding.dead_end.leaves() for r in leaf.roots} if finding.dead_end is not None else set()
+    steps = [s for s in dict.fromkeys(c.describe() for c in finding.causes) if s not in ruling]  # those conclude
     if finding.dead_end is not None:
         for parent, needs in finding.dead_end.edges():
             many = len(needs.versions) > 1

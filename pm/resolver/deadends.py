@@ -145,7 +145,10 @@ class _Proof:
         if depth >= _MAX_DEPTH or self.budget <= 0:
             return DeadEnd(req.text, req.key, "cut")
         self.budget -= 1
-        return DeadEnd(req.text, req.key, "needs", needs=self.needs(cause, depth), total=len(cause))
+        if len(cause) == 1:  # one version (a pin): every collision it states is told, not the first only
+            version = cause[0][0]
+            cause = tuple((version, k) for k in self.provider.learning.killers(req.name, version, req.extras)) or cause
+        return DeadEnd(req.text, req.key, "needs", needs=self.needs(cause, depth), total=len({v for v, _ in cause}))
 
     def needs(self, cause: tuple[tuple[Version, Req], ...], depth: int) -> tuple[Needs, ...]:
         """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""

@@ -134,6 +134,14 @@ class Learning:
                 self._killed[key] = found
         return found
 
+    def killers(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> tuple[Req, ...]:
+        """Every dead requirement ``name[extras] version`` states (for an explanation: a single
+        pinned version that collides twice is told with both collisions, as uv tells them)."""
+        deps = self._deps.get((name, version, extras), ())
+        if extras:
+            deps = self._deps.get((name, version, frozenset()), ()) + deps
+        return tuple(dict.fromkeys(d for d in deps if self.is_dead(d)))
+
     def prove(self, req: Req) -> bool:
         """Whether ``req`` is dead, from what is known now (remembered when it is)."""
         if req.name == PYTHON or self.is_dead(req):

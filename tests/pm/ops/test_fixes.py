@@ -16,6 +16,7 @@ SPEC = {
     "tenacity": {"8.0": [], "9.0": []},
     "agentkit": {"0.1": ["tenacity<9"], "0.2": ["tenacity<9"], "0.3": ["tenacity>=9"]},
     "markdownish": {"2.0": [], "2.1": []},
+    "twice": {"1.0": ["tenacity<9", "markdownish<2.1"]},
 }
 
 
@@ -119,3 +120,13 @@ def test_a_refusal_carries_its_proof_from_the_roots(home, capsys):
     assert proof["steps"][0].startswith("plugin 'p' (") and proof["steps"][0].endswith(") requires agentkit==0.1")
     assert "agentkit 0.1 requires tenacity<9" in proof["steps"]
     assert proof["conclusion"] == "core locks tenacity==9.0 and core requires tenacity"
+
+
+def test_a_pinned_release_that_collides_twice_is_told_with_both_collisions(home, capsys):
+    """As uv tells it: one version, every requirement of it that core rules out."""
+    (home.parent / "lock.txt").write_text("tenacity==9.0\nmarkdownish==2.1\n")
+    add_plugin(home / "plugins", "p", style="manifest", dependencies=["twice==1.0"])
+    receipt = _resolve_with(home, capsys, "p")
+    (proof,) = receipt["conflict"]["proof"]
+    assert proof["steps"][1:] == ["twice 1.0 requires tenacity<9", "twice 1.0 requires markdownish<2.1"]
+    assert proof["conclusion"] == "core locks tenacity==9.0 and core requires tenacity; core locks markdownish==2.1"
