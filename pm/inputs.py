@@ -92,6 +92,10 @@ def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Pat
     config = read_config(home)
     settings = resolve_settings(flags, config)
     target = target_for(settings.python)
+    if settings.python_version is not None or settings.platform is not None:
+        from .foreign import foreign_target
+
+        target = foreign_target(target, settings.python_version, settings.platform)
     core = load_core(settings.core, settings.core_lock, target.environment)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
                        candidate=candidate, owner=owner, primary=config)

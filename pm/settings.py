@@ -24,6 +24,8 @@ class Flags:
 
     home: str | None = None
     python: str | None = None
+    python_version: str | None = None  # --python-version: resolve for another CPython (pm.foreign)
+    platform: str | None = None  # --platform: resolve for another system (uv's --python-platform names)
     core: str | None = None
     core_lock: str | None = None
     index_url: str | None = None
@@ -52,6 +54,8 @@ class Settings:
     refresh: bool = False  # every page asked again once in this operation, and nothing reused without it
     sources: tuple[tuple[str, str], ...] = ()  # (setting, where it came from): pm.index_settings
     warnings: tuple[str, ...] = ()  # what the environment gives that pm does not honour, each naming its place
+    python_version: str | None = None  # a foreign target (pm.foreign): flags only
+    platform: str | None = None
 
     @property
     def find_link_folders(self) -> tuple[Path, ...]:
@@ -173,6 +177,8 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
     cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(
         python=flags.python,
+        python_version=flags.python_version,
+        platform=flags.platform,
         core=core,
         core_lock=core_lock,
         index_urls=() if chosen.value("no_index") else search_order(

@@ -46,6 +46,7 @@ class Target:
     markers: tuple[tuple[str, str], ...]
     platform: str
     tags: tuple[str, ...]
+    foreign: bool = False  # computed for another system or Python (pm.foreign): resolved, never built
 
     @property
     def environment(self) -> dict[str, str]:

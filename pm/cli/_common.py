@@ -21,6 +21,11 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("resolution options")
     group.add_argument("--python", help="target interpreter (default: the running one)")
+    group.add_argument("--python-version", metavar="X.Y",
+                       help="resolve for CPython X.Y (markers and wheel tags computed; resolve and export only)")
+    group.add_argument("--platform", "--python-platform", dest="platform", metavar="PLATFORM",
+                       help="resolve for another system, by uv's --python-platform names (linux, macos, windows, "
+                            "x86_64-unknown-linux-gnu, aarch64-apple-darwin, ...; resolve and export only)")
     group.add_argument("--core", help="the host's pyproject.toml (default: the installed hermes-pm)")
     group.add_argument("--core-lock", help="core's lock: a pylock.toml or name==version lines")
     group.add_argument("--index-url", help="simple index URL (env HERMES_PM_INDEX_URL, config pm.index_url, then "
@@ -59,6 +64,8 @@ def flags_from(args: argparse.Namespace) -> Flags:
     return Flags(
         home=args.home,
         python=getattr(args, "python", None),
+        python_version=getattr(args, "python_version", None),
+        platform=getattr(args, "platform", None),
         core=getattr(args, "core", None),
         core_lock=getattr(args, "core_lock", None),
         index_url=getattr(args, "index_url", None),

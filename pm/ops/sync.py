@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import generations
-from ..errors import EXIT_OK, PmError
+from ..errors import EXIT_OK, PmError, UsageError
 from ..inputs import Inputs
 from ..uv import Uv
 from .options import SILENT, Options, Reporter
@@ -53,6 +53,7 @@ def sync(home: Path, options: Options | None = None, reporter: Reporter = SILENT
 
 def sync_in(txn: Transaction) -> None:
     """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt."""
+    _refuse_foreign(txn.gathered)  # before any resolve: nothing would come of it
     obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
     if obtained is not None:
         select_generation(txn, obtained)
@@ -88,8 +89,15 @@ def _remove_incomplete(txn: Transaction) -> None:
             f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
 
 
+def _refuse_foreign(inputs: Inputs) -> None:
+    if inputs.target.foreign:
+        raise UsageError(f"cannot build for {inputs.target.platform} (Python {inputs.target.python_version}) on this "
+                         "machine: --python-version and --platform are for `hermes pm resolve` and `hermes pm export`")
+
+
 def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -> generations.Generation:
-    """Build a new generation with uv (not selected yet)."""
+    """Build a new generation with uv (not selected yet); never for a foreign target."""
+    _refuse_foreign(inputs)
     from ..build import build  # uv and the build load only when there is work
 
     started = time.perf_counter()
