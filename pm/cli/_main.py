@@ -39,6 +39,8 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
     "export": ("export", "", "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data", True),
     "gc": ("gc", "", "remove generations that are neither selected, nor the previous one, nor in use", False),
     "rollback": ("gc", "Rollback", "select the previous generation again (after verifying it)", False),
+    "catalog": ("catalog", "", "the catalog's acceptance gate: every entry with core, alone and together, on every "
+                "target (catalog check)", False),
 }
 #: The receipt ``kind`` of the host's commands that dispatch runs (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",

@@ -24,7 +24,7 @@ from ..inputs import Inputs, gather
 from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
 from ..names import check_name
 from ..receipt import Receipt
-from ..settings import environment_home
+from ..settings import Settings, environment_home
 from ..store import Store
 from . import receipts
 from .failures import failure_of
@@ -158,11 +158,15 @@ def _lock_timeout(txn: Transaction) -> float:
 
 
 def policy_of(inputs: Inputs) -> Policy:
+    return policy_for(inputs.settings)
+
+
+def policy_for(settings: Settings) -> Policy:
+    """The resolution policy the settings give (pre-releases, exclude-newer, allowed builds)."""
     from packaging.utils import canonicalize_name
 
     from ..resolver import Policy
 
-    settings = inputs.settings
     return Policy(
         allow_prereleases=settings.prereleases == "allow",
         exclude_newer=settings.cutoff,

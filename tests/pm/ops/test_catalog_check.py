@@ -1,0 +1,105 @@
+"""`hermes pm catalog check` (issue 23, the acceptance gate): every entry fetched at its pin from
+a real git repository, judged with core alone and all together on every target, the entries of a
+collision named from the resolver's causes; table, --json, --markdown and --github outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pm.cli import main
+from pm.testing import index_from_spec, make_home
+
+SPEC = {"sharedlib": {"1.0": [], "2.0": []}, "tinyhttp": {"1.0": []},
+        "winlib": {"1.0": {"tags": ["py3-none-win_amd64"]}}}
+GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main"]
+
+
+def _repo(folder: Path, name: str, requirements: list[str]) -> tuple[str, str]:
+    """A real git repository holding one plugin; (its path, the commit)."""
+    repo = folder / f"{name}.git"
+    repo.mkdir(parents=True)
+    (repo / "plugin.yaml").write_text(json.dumps({"name": name, "pip_dependencies": requirements}))
+    (repo / "__init__.py").write_text("")
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", name]):
+        subprocess.run([*GIT, *argv], cwd=repo, check=True)
+    commit = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True)
+    return str(repo), commit.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    with index_from_spec(tmp_path_factory.mktemp("catalog-dists"), SPEC) as served:
+        yield served
+
+
+@pytest.fixture
+def catalog(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    entries = []
+    for name, requirements in {"old": ["sharedlib<2"], "new": ["sharedlib>=2"], "web": ["tinyhttp"],
+                               "win": ["winlib"], "gone": ["tinyhttp"]}.items():
+        repo, commit = _repo(tmp_path / "repos", name, requirements)
+        entries.append({"name": name, "source": {"git": repo, "commit": commit}})
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps({"entries": entries, "removed": ["gone"]}))
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['tinyhttp']\n")
+    (tmp_path / "lock.txt").write_text("")
+    make_home(tmp_path / "home")
+    return path
+
+
+def _check(catalog: Path, index, *extra: str) -> list[str]:
+    base = catalog.parent
+    return ["catalog", "check", str(catalog), "--home", str(base / "home"), "--index-url", index.url,
+            "--core", str(base / "core.toml"), "--core-lock", str(base / "lock.txt"), *extra]
+
+
+def test_entries_alone_and_together_on_two_systems(catalog, index, capsys) -> None:
+    code = main(_check(catalog, index, "--platform", "linux", "--platform", "windows", "--json"))
+    report = json.loads(capsys.readouterr().out)
+    assert code == 3
+    assert report["fetched"]["gone"] == "removed: on the catalog's kill list, not checked"
+    assert report["fetched"]["old"] == "plugin.yaml"
+    verdicts = {(v["entry"], v["target"].split(" /")[0]): v for v in report["verdicts"]}
+    assert {k: v["verdict"] for k, v in verdicts.items() if k[0] != "(together)"} == {
+        ("old", "linux"): "ok", ("new", "linux"): "ok", ("web", "linux"): "ok", ("win", "linux"): "conflict",
+        ("old", "windows"): "ok", ("new", "windows"): "ok", ("web", "windows"): "ok", ("win", "windows"): "ok"}
+    for system in ("linux", "windows"):  # together: the two that collide are named, from the causes
+        together = verdicts[("(together)", system)]
+        assert together["verdict"] == "conflict" and set(together["partners"]) == {"old", "new"}
+    assert "winlib" in verdicts[("win", "linux")]["finding"]
+
+
+def test_a_fitting_catalog_passes_and_the_outputs_are_for_people_and_ci(catalog, index, capsys) -> None:
+    data = json.loads(catalog.read_text())
+    data["entries"] = [e for e in data["entries"] if e["name"] in ("new", "web")]
+    catalog.write_text(json.dumps(data))
+    assert main(_check(catalog, index)) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split() == ["ENTRY", "TARGET", "VERDICT", "PARTNERS", "DETAIL"]
+    assert "(together)" in table and "conflict" not in table
+    assert main(_check(catalog, index, "--markdown")) == 0
+    assert capsys.readouterr().out.startswith("| entry | target | verdict | partners | detail |")
+
+
+def test_github_annotations_name_each_refused_entry(catalog, index, capsys) -> None:
+    assert main(_check(catalog, index, "--platform", "linux", "--github")) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(",title=")[1].split(" on ")[0] for line in lines] == ["win", "(together)"]
+    assert all(line.startswith(f"::error file={catalog},title=") and " on linux / Python 3." in line for line in lines)
+
+
+def test_the_exit_code_is_the_worst_verdict() -> None:
+    from pm.ops.catalog_check import Report, Verdict
+
+    report = Report("c.yaml", ["linux / Python 3.12"], {"a": "plugin.yaml", "gone": "removed: on the kill list"})
+    assert report.exit_code == 0
+    report.verdicts.append(Verdict("a", "linux / Python 3.12", "conflict", ("b",), "…"))
+    assert report.exit_code == 3
+    report.fetched["b"] = "not fetched: git clone failed"
+    assert report.exit_code == 1
