@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tarfile
 import time
 import uuid
@@ -28,8 +29,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from ._urls import redact_url
-from .catalog import Catalog, CatalogRefusal, Entry
+from .catalog import Catalog, CatalogRefusal, Entry, refusal_here
 from .discover import PluginRoot, is_plugin_name
 from .errors import PmError, quote
 from .index.base import IndexFailure
@@ -64,6 +66,8 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     if entry is None and not located:
         raise CatalogRefusal(f"{quote(redact_url(spec))} is not in the catalog ({catalog.file}), not a folder, and not a "
                              "git URL with a 40-hex commit (git+URL@COMMIT)")
+    if entry is not None and (why := refusal_here(entry, __version__, this_system())) is not None:
+        raise CatalogRefusal(f"{catalog.file}: plugin {entry.name!r} cannot be installed here: {why}")
     plugins = home / "plugins"
     store = Store(plugins)
     store.mkdir(plugins)
@@ -75,6 +79,11 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
         return _move_into_place(store, plugins, name, fetched, provenance, force)
     finally:
         store.remove_tree(staging)
+
+
+def this_system() -> str:
+    """linux, macos or windows: the catalog's ``platforms`` words for the running system."""
+    return {"darwin": "macos", "win32": "windows"}.get(sys.platform, "linux")
 
 
 def _refuse_unpinned_git(spec: str) -> None:

@@ -103,3 +103,62 @@ def test_the_exit_code_is_the_worst_verdict() -> None:
     assert report.exit_code == 3
     report.fetched["b"] = "not fetched: git clone failed"
     assert report.exit_code == 1
+
+
+def _directory(tmp_path: Path, entries: dict[str, dict], removed: list | None = None) -> Path:
+    folder = tmp_path / "catalog.d"
+    folder.mkdir(exist_ok=True)
+    for name, fields in entries.items():
+        (folder / f"{name}.yaml").write_text(json.dumps(fields))
+    if removed is not None:
+        (folder / "removed.yaml").write_text(json.dumps(removed))
+    return folder
+
+
+def test_the_directory_form_one_file_per_entry_and_a_kill_list(catalog, index, tmp_path, capsys) -> None:
+    from pm.catalog import load_catalog
+
+    repo, commit = _repo(tmp_path / "more", "webby", ["tinyhttp"])
+    folder = _directory(tmp_path, {"webby": {
+        "name": "webby", "repo": f"file://{repo}", "sha": commit, "description": "d", "maintainer": "m",
+        "tier": "community", "platforms": ["linux", "macos"], "capabilities": ["tools"],
+        "requires_hermes": ">=0.1"}}, removed=[{"name": "old", "reason": "abandoned"}, "other"])
+    loaded = load_catalog(folder)
+    (entry,) = loaded.entries
+    assert (entry.git, entry.commit, entry.platforms, entry.tier) == (f"file://{repo}", commit, ("linux", "macos"),
+                                                                       "community")
+    assert loaded.removed == ("old", "other")
+    assert main(_check(folder, index, "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["fetched"] == {"webby": "plugin.yaml"} and {v["verdict"] for v in report["verdicts"]} == {"ok"}
+
+
+def test_a_directory_entry_is_checked_key_by_key(tmp_path) -> None:
+    from pm.catalog import load_catalog
+    from pm.errors import InputError
+
+    folder = _directory(tmp_path, {"bad": {"name": "bad", "repo": "http://example.org/x.git", "sha": "abc",
+                                           "platforms": ["beos"], "colour": "red"}})
+    with pytest.raises(InputError) as caught:
+        load_catalog(folder)
+    text = str(caught.value)
+    for key, words in (("colour", "unknown key"), ("repo", "must be an https:// URL"), ("sha", "must be a 40-hex commit"),
+                       ("platforms", "'beos' is not one of linux, macos, windows")):
+        assert f"{folder / 'bad.yaml'}: {key}: {words}" in text, text
+
+
+def test_install_honours_the_entrys_platforms_and_requires_hermes(tmp_path, monkeypatch) -> None:
+    from pm.catalog import CatalogRefusal, load_catalog
+    from pm.install import install, this_system
+
+    repo, commit = _repo(tmp_path / "repos", "elsewhere", ["tinyhttp"])
+    other = "windows" if this_system() != "windows" else "linux"
+    folder = _directory(tmp_path, {
+        "elsewhere": {"name": "elsewhere", "repo": f"file://{repo}", "sha": commit, "platforms": [other]},
+        "future": {"name": "future", "repo": f"file://{repo}", "sha": commit, "requires_hermes": ">=99"}})
+    home = make_home(tmp_path / "home")
+    with pytest.raises(CatalogRefusal, match=f"cannot be installed here: it supports {other}, not {this_system()}"):
+        install(home, "elsewhere", load_catalog(folder))
+    with pytest.raises(CatalogRefusal, match="cannot be installed here: it requires hermes >=99, and this host is "):
+        install(home, "future", load_catalog(folder))
+    assert not (home / "plugins" / "elsewhere").exists()
