@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..config import read_config
-from ..settings import Flags, resolve_settings
+from ..settings import Flags
 from ._common import add_common, existing_home
 from ._output import emit_json, say, table
 
@@ -37,20 +36,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalog import load_catalog
-    from ..ops.catalog_check import check_catalog
-    from ..ops.install import catalog_for
-    from ..target import target_for
+    from ..ops.catalog_check import catalog_check
 
-    home = existing_home(args.home)
-    config = read_config(home)
     flags = Flags(home=args.home, core=args.core, core_lock=args.core_lock, index_url=args.index_url,
                   find_links=tuple(args.find_links or ()), no_index=args.no_index, offline=args.offline)
-    settings = resolve_settings(flags, config)
-    catalog = load_catalog(Path(args.catalog).resolve()) if args.catalog else catalog_for(home)
-    report = check_catalog(catalog, settings, target_for(None), args.python_version, args.platform)
+    report = catalog_check(existing_home(args.home), Path(args.catalog) if args.catalog else None, flags,
+                           args.python_version, args.platform)
     if args.json:
-        emit_json(report.to_json())
+        emit_json(report.to_json() | {"receipt_path": str(report.receipt) if report.receipt else None})
     elif args.markdown:
         print(_markdown(report))
     elif args.github:
@@ -60,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
                       + verdict.finding.replace("\n", " "))
     else:
         _tell(report)
+        say(f"receipt: {report.receipt}")
     return report.exit_code
 
 

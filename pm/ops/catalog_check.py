@@ -11,7 +11,8 @@ running interpreter when none is given):
   entries involved are named from the resolver's own causes (``Conflict.plugins``), never found by
   trial resolutions (DESIGN invariant 4).
 
-The report is data (:class:`Report`); nothing is installed and no home is changed.
+The report is data (:class:`Report`), kept in a receipt of kind ``catalog-check`` (its
+``catalog_check`` field); nothing is installed and no home is changed.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, Entry
+from ..catalog import Catalog, Entry, load_catalog
 from ..core import load_core
 from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
-from ..settings import Settings
+from ..settings import Flags, Settings
 from ..target import Target
 from ..union import Origin, Tagged, Union
 
@@ -56,6 +57,7 @@ class Report:
     targets: list[str]
     fetched: dict[str, str] = field(default_factory=dict)  # entry -> declaration file, or why not
     verdicts: list[Verdict] = field(default_factory=list)
+    receipt: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -67,6 +69,27 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"catalog": self.catalog, "targets": self.targets, "fetched": self.fetched,
                 "verdicts": [v.to_json() for v in self.verdicts], "exit_code": self.exit_code}
+
+
+def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_versions: list[str],
+                  platforms: list[str]) -> Report:
+    """``hermes pm catalog check``: the home's settings (index, core) and catalog (unless
+    ``catalog`` names one), the report, and its receipt written in the home."""
+    from ..config import read_config
+    from ..ops.install import catalog_for
+    from ..receipt import Receipt
+    from ..settings import resolve_settings
+    from ..target import target_for
+    from .receipts import write
+
+    settings = resolve_settings(flags, read_config(home))
+    chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
+    report = check_catalog(chosen, settings, target_for(None), python_versions, platforms)
+    receipt = Receipt("catalog-check", home)
+    receipt.extra["catalog_check"] = report.to_json()
+    receipt.finish({EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed"), report.exit_code)
+    report.receipt = write(receipt).path
+    return report
 
 
 def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_versions: list[str],

@@ -12,6 +12,7 @@ import pytest
 
 from pm.cli import main
 from pm.testing import index_from_spec, make_home
+from pm.testing.receipts import assert_valid_receipt
 
 SPEC = {"sharedlib": {"1.0": [], "2.0": []}, "tinyhttp": {"1.0": []},
         "winlib": {"1.0": {"tags": ["py3-none-win_amd64"]}}}
@@ -73,6 +74,10 @@ def test_entries_alone_and_together_on_two_systems(catalog, index, capsys) -> No
         together = verdicts[("(together)", system)]
         assert together["verdict"] == "conflict" and set(together["partners"]) == {"old", "new"}
     assert "winlib" in verdicts[("win", "linux")]["finding"]
+    receipt = json.loads(Path(report["receipt_path"]).read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("catalog-check", "conflict", 3)
+    assert receipt["catalog_check"]["verdicts"] == report["verdicts"]
 
 
 def test_a_fitting_catalog_passes_and_the_outputs_are_for_people_and_ci(catalog, index, capsys) -> None:
