@@ -74,6 +74,8 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     staging = store.mkdir(plugins / f".staging-{uuid.uuid4().hex[:12]}")
     try:
         fetched, provenance = _fetch(entry, spec, staging)
+        if entry is not None:
+            provenance["catalog"] = str(catalog.file)
         name = entry.name if entry else _name_of(fetched, spec)
         _validate(name, fetched, staging, entry, catalog)
         return _move_into_place(store, plugins, name, fetched, provenance, force)
@@ -127,12 +129,12 @@ def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[st
         src = _git(entry.git, entry.commit or "", staging / "src")
         return _inside(src, entry.subdir, redact_url(entry.git)), {
             "source": "catalog", "name": entry.name, "git": redact_url(entry.git), "commit": entry.commit,
-            "subdir": entry.subdir, "installed_at": now}
+            "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "installed_at": now}
     if entry is not None:
         src = _archive(entry.archive or "", entry.sha256 or "", staging / "src")
         return _inside(src, entry.subdir, redact_url(entry.archive or "")), {
             "source": "catalog", "name": entry.name, "archive": redact_url(entry.archive or ""),
-            "sha256": entry.sha256, "subdir": entry.subdir, "installed_at": now}
+            "sha256": entry.sha256, "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "installed_at": now}
     match = _GIT_SOURCE.match(spec)
     if match and not _is_dir(Path(spec)):
         src = _git(match["url"], match["commit"], staging / "src")
@@ -427,6 +429,27 @@ def sweep(home: Path) -> list[str]:
 #: Folders an interrupted install or remove leaves behind, and a replaced plugin's backup.
 _LEFTOVERS = (".staging-", ".removing-")
 _BACKUP = ".backup-"
+
+
+def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = ()) -> list[str]:
+    """Warnings for plugins ``home`` installed from a catalog that has since removed them (its kill
+    list), unless ``keep`` (``pm.keep_removed``) records the user's explicit choice to keep them."""
+    from ._files import read_text  # noted for pm._watch: a changed record is a shortcut miss
+
+    path = home / "plugins" / METADATA_FILE
+    try:
+        records = json.loads(read_text(path).text) if path.is_file() else {}
+    except (PmError, ValueError):
+        records = {}
+    found = []
+    for name, record in sorted((records if isinstance(records, dict) else {}).items()):
+        if isinstance(record, dict) and record.get("source") == "catalog" and name in catalog.removed \
+                and name not in keep and (home / "plugins" / name).is_dir():
+            pinned = record.get("pin") or record.get("commit") or record.get("sha256") or "?"
+            found.append(f"plugin {name!r} was installed from the catalog ({pinned}) and has since been removed from "
+                         f"it ({catalog.file}): run `hermes plugins remove {name}`, or list it in pm.keep_removed "
+                         "to keep it")
+    return found
 
 
 def _records(plugins: Path) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from .. import generations
 from ..commands import hermes
-from ..errors import EXIT_NOT_READY, EXIT_OK
+from ..config import read_config
+from ..errors import EXIT_NOT_READY, EXIT_OK, PmError
 from ..generations import Generation
 from ..inputs import gather
 from ..readiness import Readiness
@@ -59,6 +60,7 @@ def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Re
     if generation is not None:  # what the checked environment holds: every file, for declarative builds
         receipt.resolution = generation.record["resolution"]
     receipt.extra["readiness"] = readiness.to_json()
+    receipt.warnings += _removed_from_catalog(home)
     ready = readiness.ready
     candidate = None
     if name:
@@ -70,6 +72,19 @@ def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Re
                      "build a generation that satisfies every declared requirement")
     txn.finish("ok" if ready else "not-ready", EXIT_OK if ready else EXIT_NOT_READY)
     return readiness, candidate
+
+
+def _removed_from_catalog(home: Path) -> list[str]:
+    """Installed catalog plugins the catalog has removed since (an offline check: the catalog file
+    the home names, else the shipped one)."""
+    from ..install import removed_installed
+    from .install import catalog_for
+
+    try:
+        keep = read_config(home).pm.get("keep_removed") or []
+        return removed_installed(home, catalog_for(home), tuple(str(k) for k in keep))
+    except PmError as exc:
+        return [f"the catalog could not be read to check for removed plugins: {exc}"]
 
 
 def judge_candidate(txn: Transaction, name: str, generation: Generation | None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..catalog import Catalog, CatalogRefusal
 from ..config import read_config
 from ..discover import PluginSources, discover
-from ..install import Installed, InstallError
+from ..install import Installed, InstallError, removed_installed
 from ..install import install as install_files
 from ..plugin import inspect
 from ..selection import profile_homes, provides
@@ -80,6 +80,8 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             refused += [problem] if problem else []
         txn.gather()
         txn.receipt.extra["installed"] = installed
+        keep = tuple(str(k) for k in (read_config(txn.home).pm.get("keep_removed") or []))
+        txn.receipt.warnings += removed_installed(txn.home, catalog, keep)  # the kill list, offline
         if refused:  # a configured memory provider that could not be installed: refused, as install is
             raise ProvidersNotInstalled(refused)
         sync_in(txn)

@@ -167,3 +167,53 @@ def test_install_honours_the_entrys_platforms_and_requires_hermes(tmp_path, monk
     with pytest.raises(CatalogRefusal, match="cannot be installed here: it requires hermes >=99, and this host is "):
         install(home, "future", load_catalog(folder))
     assert not (home / "plugins" / "elsewhere").exists()
+
+
+def test_check_reports_an_installed_plugin_the_catalog_has_since_removed(tmp_path, monkeypatch, capsys) -> None:
+    from pm.catalog import load_catalog
+    from pm.install import install
+
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    repo, commit = _repo(tmp_path / "repos", "fading", [])
+    home = make_home(tmp_path / "home", config={"pm": {"catalog": "../catalog.d"}})
+    folder = _directory(tmp_path, {"fading": {"name": "fading", "repo": f"file://{repo}", "sha": commit,
+                                              "tier": "community"}}, removed=[])
+    install(home, "fading", load_catalog(folder))
+    record = json.loads((home / "plugins" / ".install-metadata.json").read_text())["fading"]
+    assert (record["catalog"], record["pin"], record["tier"]) == (str(folder), f"commit {commit}", "community")
+    assert main(["check", "--home", str(home), "--json"]) in (0, 4)
+    assert not [w for w in json.loads(capsys.readouterr().out)["warnings"] if "removed" in w]
+    (folder / "removed.yaml").write_text(json.dumps([{"name": "fading", "reason": "unmaintained"}]))
+    main(["check", "--home", str(home), "--json"])
+    (warning,) = [w for w in json.loads(capsys.readouterr().out)["warnings"] if "removed" in w]
+    assert warning == (f"plugin 'fading' was installed from the catalog (commit {commit}) and has since been removed "
+                       f"from it ({folder}): run `hermes plugins remove fading`, or list it in pm.keep_removed to "
+                       "keep it")
+    (home / "config.yaml").write_text(json.dumps({"pm": {"catalog": "../catalog.d", "keep_removed": ["fading"]}}))
+    main(["check", "--home", str(home), "--json"])
+    assert not [w for w in json.loads(capsys.readouterr().out)["warnings"] if "removed" in w]
+
+
+def test_update_reports_it_too(tmp_path, monkeypatch, capsys) -> None:
+    from pm.catalog import load_catalog
+    from pm.install import install
+    from pm.ops.update import update
+
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    repo, commit = _repo(tmp_path / "repos", "fading", [])
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    (tmp_path / "lock.txt").write_text("")
+    home = make_home(tmp_path / "home", config={"pm": {"catalog": "../catalog.d", "core": "../core.toml",
+                                                         "core_lock": "../lock.txt", "no_index": True}})
+    folder = _directory(tmp_path, {"fading": {"name": "fading", "repo": f"file://{repo}", "sha": commit}},
+                        removed=["fading"])
+    with pytest.raises(Exception, match="removed from the catalog"):
+        install(home, "fading", load_catalog(folder))  # a removed entry is never installed
+    (folder / "removed.yaml").write_text("[]")
+    install(home, "fading", load_catalog(folder))
+    (folder / "removed.yaml").write_text(json.dumps(["fading"]))
+    done = update(home)
+    assert any(w.startswith("plugin 'fading' was installed from the catalog") for w in done.receipt.warnings), \
+        done.receipt.warnings
