@@ -60,6 +60,7 @@ class Catalog:
     file: Path
     entries: tuple[Entry, ...]
     removed: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
 
     def find(self, name: str) -> Entry | None:
         if name in self.removed:
@@ -72,9 +73,13 @@ def load_catalog(path: Path | None = None) -> Catalog:
     path = path or SHIPPED
     if path.is_dir():
         return _load_directory(path)
-    source = read_text(path)
+    return catalog_from_text(path, read_text(path).text)
+
+
+def catalog_from_text(path: Path, text: str) -> Catalog:
+    """The one-file catalog in ``text`` (YAML or JSON), validated; ``path`` names it in errors."""
     try:
-        data = _yaml.load(source.text) or {}
+        data = _yaml.load(text) or {}
     except _yaml.Error as exc:
         raise InputError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
     if not isinstance(data, dict):

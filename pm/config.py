@@ -32,6 +32,7 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "exclude_newer": (str,),
     "allow_builds": (list,),
     "catalog": (str,),
+    "catalog_url": (str,),
     "keep_removed": (list,),
     "lock_timeout": (int, float),
 }

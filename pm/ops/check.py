@@ -82,7 +82,8 @@ def _removed_from_catalog(home: Path) -> list[str]:
 
     try:
         keep = read_config(home).pm.get("keep_removed") or []
-        return removed_installed(home, catalog_for(home), tuple(str(k) for k in keep))
+        catalog = catalog_for(home, fetch=False)  # offline: the live catalog's kept copy, never a request
+        return [*catalog.notes, *removed_installed(home, catalog, tuple(str(k) for k in keep))]
     except PmError as exc:
         return [f"the catalog could not be read to check for removed plugins: {exc}"]
 

@@ -15,15 +15,26 @@ from ..install import remove as remove_files
 from ..install import sweep
 from .failures import StillEnabled
 from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, transaction
+from .transaction import Result, Transaction, cache_dir, transaction
 
 
-def catalog_for(home: Path) -> Catalog:
-    """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one."""
+def catalog_for(home: Path, *, fetch: bool = True) -> Catalog:
+    """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one;
+    with ``pm.catalog_url``, the live catalog's entries over it and every kill list unioned
+    (:mod:`pm.catalog_live`; its notes in ``Catalog.notes``). ``fetch=False``: the kept copy only
+    (an offline check never reaches the network)."""
     from ..catalog import load_catalog  # read only when installing
 
-    configured = read_config(home).pm.get("catalog")
-    return load_catalog((home / configured).resolve() if configured else None)
+    config = read_config(home).pm
+    configured = config.get("catalog")
+    base = load_catalog((home / configured).resolve() if configured else None)
+    url = config.get("catalog_url")
+    if not url:
+        return base
+    from ..catalog_live import combined, live_catalog
+
+    live, notes = live_catalog(str(url), cache_dir(), fetch=fetch)
+    return combined(base, live, notes)
 
 
 def swept(txn: Transaction, home: Path) -> None:
@@ -42,7 +53,9 @@ def install(home: Path, source: str, options: Options | None = None, reporter: R
 
     def work(txn: Transaction) -> None:
         swept(txn, asked)
-        installed = install_files(asked, source, catalog_for(txn.home), force=force)
+        catalog = catalog_for(txn.home)
+        txn.receipt.warnings += list(catalog.notes)
+        installed = install_files(asked, source, catalog, force=force)
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
         txn.receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")

@@ -81,7 +81,7 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         txn.gather()
         txn.receipt.extra["installed"] = installed
         keep = tuple(str(k) for k in (read_config(txn.home).pm.get("keep_removed") or []))
-        txn.receipt.warnings += removed_installed(txn.home, catalog, keep)  # the kill list, offline
+        txn.receipt.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
         if refused:  # a configured memory provider that could not be installed: refused, as install is
             raise ProvidersNotInstalled(refused)
         sync_in(txn)
