@@ -217,3 +217,24 @@ def test_update_reports_it_too(tmp_path, monkeypatch, capsys) -> None:
     done = update(home)
     assert any(w.startswith("plugin 'fading' was installed from the catalog") for w in done.receipt.warnings), \
         done.receipt.warnings
+
+
+def test_the_shipped_schemas_accept_what_pm_accepts_and_refuse_what_it_refuses(tmp_path) -> None:
+    import jsonschema  # type: ignore[import-untyped]
+    import yaml
+
+    import pm
+
+    schemas = Path(pm.__file__).parent / "schemas"
+    entry = json.loads((schemas / "catalog-entry.schema.json").read_text())
+    one_file = json.loads((schemas / "catalog.schema.json").read_text())
+    for schema in (entry, one_file):
+        jsonschema.Draft202012Validator.check_schema(schema)
+    good = {"name": "webby", "repo": "https://example.org/webby.git", "sha": "0" * 40, "platforms": ["linux"],
+            "tier": "community", "capabilities": ["tools"]}
+    assert list(jsonschema.Draft202012Validator(entry).iter_errors(good)) == []
+    for bad in ({**good, "sha": "abc"}, {**good, "repo": "http://x"}, {**good, "platforms": ["beos"]},
+                {**good, "colour": "red"}):
+        assert list(jsonschema.Draft202012Validator(entry).iter_errors(bad)), bad
+    shipped = yaml.safe_load((schemas.parent / "data" / "catalog.yaml").read_text())
+    assert list(jsonschema.Draft202012Validator(one_file).iter_errors(shipped)) == []
