@@ -73,7 +73,7 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     store.mkdir(plugins)
     staging = store.mkdir(plugins / f".staging-{uuid.uuid4().hex[:12]}")
     try:
-        fetched, provenance = _fetch(entry, spec, staging)
+        fetched, provenance = fetch_source(entry, spec, staging)
         if entry is not None:
             provenance["catalog"] = str(catalog.file)
         name = entry.name if entry else _name_of(fetched, spec)
@@ -123,7 +123,9 @@ def remove(home: Path, name: str) -> Path:
     return target
 
 
-def _fetch(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[str, Any]]:
+def fetch_source(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[str, Any]]:
+    """The plugin root of SOURCE fetched into ``staging`` (a catalog entry at its pin, a git URL at
+    its commit, or a copied folder) and its provenance record; also what ``catalog check`` fetches."""
     now = datetime.now(timezone.utc).isoformat()
     if entry is not None and entry.git:
         src = _git(entry.git, entry.commit or "", staging / "src")

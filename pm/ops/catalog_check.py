@@ -116,7 +116,7 @@ def _label(target: Target) -> str:
 
 def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dict[str, Declaration]:
     from ..declaration import read_declaration
-    from ..install import _fetch
+    from ..install import fetch_source
     from ..manifest import read_manifest
 
     found: dict[str, Declaration] = {}
@@ -124,7 +124,7 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
         staging = scratch / entry.name
         staging.mkdir()
         try:
-            root, _ = _fetch(entry, entry.name, staging)
+            root, _ = fetch_source(entry, entry.name, staging)
             declaration = read_declaration(root, read_manifest(root))
         except PmError as exc:
             report.fetched[entry.name] = f"not fetched: {exc}"
