@@ -114,7 +114,7 @@ def hard_behind_policy(inputs: Inputs, conflict: Conflict, policy: Policy, sourc
     allowed (on the sdists' static metadata, nothing built), the set still has no resolution.
     None when it then resolves, when the metadata is dynamic (only a build would tell), or when
     every finding is not about builds."""
-    from ..index._metadata import MetadataUnavailable
+    from ..index.base import MetadataUnavailable
     from ..resolver import Conflict as Refused
     from ..resolver.resolve import resolve_union
 
@@ -143,7 +143,7 @@ def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, h
     """``--allow-build package`` when the set resolves with it: checked on the sdist's static
     metadata (PKG-INFO, no build); "not checked" when the sdist's requirements are dynamic; None
     (dropped) when the set would still not resolve — a hard conflict a build cannot lift."""
-    from ..index._metadata import MetadataUnavailable
+    from ..index.base import MetadataUnavailable
     from ..resolver.resolve import resolve_union
 
     command = hermes("pm", "resolve", "--allow-build", package, home=home)
