@@ -30,6 +30,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--python-version", action="append", default=[], metavar="X.Y", help="repeatable")
     check.add_argument("--platform", "--python-platform", dest="platform", action="append", default=[],
                        metavar="PLATFORM", help="uv's --python-platform names; repeatable")
+    check.add_argument("--changed-since", metavar="REPORT",
+                       help="an earlier report (--json output or its receipt): entries whose pin is unchanged keep "
+                            "their verdicts alone and are not fetched; the together pass runs again")
     shown = check.add_mutually_exclusive_group()
     shown.add_argument("--markdown", action="store_true", help="a Markdown table (for a pull-request comment)")
     shown.add_argument("--github", action="store_true", help="GitHub Actions ::error annotations")
@@ -41,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     flags = Flags(home=args.home, core=args.core, core_lock=args.core_lock, index_url=args.index_url,
                   find_links=tuple(args.find_links or ()), no_index=args.no_index, offline=args.offline)
     report = catalog_check(existing_home(args.home), Path(args.catalog) if args.catalog else None, flags,
-                           args.python_version, args.platform)
+                           args.python_version, args.platform,
+                           Path(args.changed_since) if args.changed_since else None)
     if args.json:
         emit_json(report.to_json() | {"receipt_path": str(report.receipt) if report.receipt else None})
     elif args.markdown:

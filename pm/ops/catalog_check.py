@@ -58,6 +58,10 @@ class Report:
     fetched: dict[str, str] = field(default_factory=dict)  # entry -> declaration file, or why not
     verdicts: list[Verdict] = field(default_factory=list)
     receipt: Path | None = None
+    pins: dict[str, str] = field(default_factory=dict)  # entry -> its pin, as checked
+    requirements: dict[str, list[str]] = field(default_factory=dict)  # entry -> its declared requirements
+    basis: str = ""  # core, its lock and the sources: a later --changed-since reuses verdicts only on the same
+    reused: list[str] = field(default_factory=list)  # entries whose solo verdicts came from --changed-since
 
     @property
     def exit_code(self) -> int:
@@ -68,11 +72,12 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"catalog": self.catalog, "targets": self.targets, "fetched": self.fetched,
-                "verdicts": [v.to_json() for v in self.verdicts], "exit_code": self.exit_code}
+                "verdicts": [v.to_json() for v in self.verdicts], "exit_code": self.exit_code, "pins": self.pins,
+                "requirements": self.requirements, "basis": self.basis, "reused": self.reused}
 
 
 def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_versions: list[str],
-                  platforms: list[str]) -> Report:
+                  platforms: list[str], changed_since: Path | None = None) -> Report:
     """``hermes pm catalog check``: the home's settings (index, core) and catalog (unless
     ``catalog`` names one), the report, and its receipt written in the home."""
     from ..config import read_config
@@ -84,7 +89,8 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
 
     settings = resolve_settings(flags, read_config(home))
     chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
-    report = check_catalog(chosen, settings, target_for(None), python_versions, platforms)
+    previous = _previous(changed_since) if changed_since is not None else None
+    report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous)
     receipt = Receipt("catalog-check", home)
     receipt.extra["catalog_check"] = report.to_json()
     receipt.finish({EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed"), report.exit_code)
@@ -93,21 +99,76 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
 
 
 def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_versions: list[str],
-                  platforms: list[str]) -> Report:
-    """Fetch every entry at its pin, then judge each alone and all together on every target."""
+                  platforms: list[str], previous: dict[str, Any] | None = None) -> Report:
+    """Fetch every entry at its pin, then judge each alone and all together on every target.
+    With ``previous`` (an earlier report on the same core, sources and targets), an entry whose
+    pin is unchanged is neither fetched nor judged alone again: its solo verdicts and requirements
+    are taken from it; the together pass always runs."""
     from ..foreign import foreign_target
 
     targets = [foreign_target(base, v, p) if (v or p) else base
                for v, p in itertools.product(python_versions or [None], platforms or [None])]  # type: ignore[list-item]
-    report = Report(str(catalog.file), [_label(t) for t in targets])
+    report = Report(str(catalog.file), [_label(t) for t in targets], basis=_basis(settings))
+    if previous is not None and (previous.get("basis") != report.basis or previous.get("targets") != report.targets):
+        previous = None  # another core, other sources or other targets: nothing carries over
     with tempfile.TemporaryDirectory(prefix="hermes-pm-catalog-") as scratch:
         live = tuple(e for e in catalog.entries if e.name not in catalog.removed)
         for name in sorted({e.name for e in catalog.entries} - {e.name for e in live}):
             report.fetched[name] = "removed: on the catalog's kill list, not checked"
-        declarations = _fetch_all(live, Path(scratch), report)
+        unchanged = {e.name for e in live if previous is not None and previous.get("pins", {}).get(e.name) == e.pin
+                     and e.name in previous.get("requirements", {})}
+        declarations = _fetch_all(tuple(e for e in live if e.name not in unchanged), Path(scratch), report)
+        report.pins = {e.name: e.pin for e in live}
+        carried = _carried(report, previous, unchanged) if previous is not None else {}
         for target in targets:
-            _judge(report, declarations, settings, target)
+            _judge(report, declarations, settings, target, carried)
     return report
+
+
+def _basis(settings: Settings) -> str:
+    """What a solo verdict depends on besides the entry: core, its lock, the sources."""
+    import hashlib
+    import json
+
+    def digest(path: Path | None) -> str | None:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None and path.is_file() else None
+
+    blob = [digest(settings.core), digest(settings.core_lock), list(settings.index_urls),
+            [str(f) for f in settings.find_links]]
+    return hashlib.sha256(json.dumps(blob).encode()).hexdigest()
+
+
+def _previous(path: Path) -> dict[str, Any]:
+    import json
+
+    from ..errors import InputError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError.one(path, None, f"is not a catalog check report (--changed-since): {exc}") from None
+    data = data.get("catalog_check", data) if isinstance(data, dict) else None  # a receipt holds the report
+    if not isinstance(data, dict) or not isinstance(data.get("verdicts"), list):
+        raise InputError.one(path, None, "is not a catalog check report (--changed-since): no verdicts")
+    return data
+
+
+def _carried(report: Report, previous: dict[str, Any], unchanged: set[str]) -> dict[str, Declaration]:
+    """The unchanged entries' verdicts and requirements, from ``previous``."""
+    from packaging.requirements import Requirement
+
+    from ..declaration import Declaration
+
+    carried = {}
+    for name in sorted(unchanged):
+        requirements = tuple(Requirement(r) for r in previous["requirements"][name])
+        carried[name] = Declaration(Path(previous["fetched"].get(name, "plugin.yaml")), "carried", "", requirements)
+        report.fetched[name] = previous["fetched"].get(name, "")
+        report.requirements[name] = list(previous["requirements"][name])
+        report.reused.append(name)
+        report.verdicts += [Verdict(v["entry"], v["target"], v["verdict"], tuple(v["partners"]), v["finding"],
+                                    v["pins"]) for v in previous["verdicts"] if v["entry"] == name]
+    return carried
 
 
 def _label(target: Target) -> str:
@@ -133,25 +194,29 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
             report.fetched[entry.name] = "no declaration at the plugin root (sidecar-only): nothing to check"
             continue
         report.fetched[entry.name] = str(declaration.file.relative_to(root))
+        report.requirements[entry.name] = [str(r) for r in declaration.requirements]
         found[entry.name] = declaration
     return found
 
 
-def _judge(report: Report, declarations: dict[str, Declaration], settings: Settings, target: Target) -> None:
+def _judge(report: Report, declarations: dict[str, Declaration], settings: Settings, target: Target,
+           carried: dict[str, Declaration]) -> None:
     from .transaction import policy_for
 
     core = load_core(settings.core, settings.core_lock, target.environment)
     policy = policy_for(settings)
     label = _label(target)
     with _sources(settings, target) as source:
-        passed = []
+        passed = [n for n in carried if any(v.entry == n and v.target == label and v.verdict == "ok"
+                                            for v in report.verdicts)]
         for name, declaration in declarations.items():
             verdict = _resolve(name, _union(core, {name: declaration}), target, source, policy, label)
             report.verdicts.append(verdict)
             if verdict.verdict == "ok":
                 passed.append(name)
         if len(passed) > 1:
-            together = _union(core, {n: declarations[n] for n in passed})
+            everyone = {**carried, **declarations}
+            together = _union(core, {n: everyone[n] for n in sorted(passed)})
             report.verdicts.append(_resolve("(together)", together, target, source, policy, label))
 
 

@@ -238,3 +238,30 @@ def test_the_shipped_schemas_accept_what_pm_accepts_and_refuse_what_it_refuses(t
         assert list(jsonschema.Draft202012Validator(entry).iter_errors(bad)), bad
     shipped = yaml.safe_load((schemas.parent / "data" / "catalog.yaml").read_text())
     assert list(jsonschema.Draft202012Validator(one_file).iter_errors(shipped)) == []
+
+
+def test_changed_since_rechecks_only_new_pins_and_always_the_together_pass(catalog, index, tmp_path, capsys) -> None:
+    data = json.loads(catalog.read_text())
+    data["entries"] = [e for e in data["entries"] if e["name"] in ("old", "web")]
+    catalog.write_text(json.dumps(data))
+    assert main(_check(catalog, index, "--json")) == 0
+    first = tmp_path / "first.json"
+    first.write_text(capsys.readouterr().out)
+    # 'web' moves to a new pin that collides with 'old'; 'old' is unchanged, and its repository is
+    # gone: a check that fetched it would fail
+    repo, commit = _repo(tmp_path / "moved", "web", ["tinyhttp", "sharedlib>=2"])
+    data["entries"] = [e if e["name"] != "web" else {"name": "web", "source": {"git": repo, "commit": commit}}
+                       for e in data["entries"]]
+    catalog.write_text(json.dumps(data))
+    old_repo = next(e["source"]["git"] for e in data["entries"] if e["name"] == "old")
+    subprocess.run(["rm", "-rf", old_repo], check=True)
+    assert main(_check(catalog, index, "--json", "--changed-since", str(first))) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["reused"] == ["old"] and report["pins"]["web"] == f"commit {commit}"
+    verdicts = {v["entry"]: v for v in report["verdicts"]}
+    assert verdicts["old"]["verdict"] == "ok" and verdicts["web"]["verdict"] == "ok"
+    assert verdicts["(together)"]["verdict"] == "conflict" and set(verdicts["(together)"]["partners"]) == {"old", "web"}
+    # another core: nothing carries over, and the gone repository is then a fetch failure
+    (catalog.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+    assert main(_check(catalog, index, "--json", "--changed-since", str(first))) == 1
+    assert json.loads(capsys.readouterr().out)["fetched"]["old"].startswith("not fetched")
