@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..errors import UsageError
 from ..settings import Flags
 from ._common import add_common, existing_home
 from ._output import emit_json, say, table
@@ -30,9 +31,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--python-version", action="append", default=[], metavar="X.Y", help="repeatable")
     check.add_argument("--platform", "--python-platform", dest="platform", action="append", default=[],
                        metavar="PLATFORM", help="uv's --python-platform names; repeatable")
-    check.add_argument("--changed-since", metavar="REPORT",
+    check.add_argument("--changed-since", metavar="REPORT", action="append", default=[],
                        help="an earlier report (--json output or its receipt): entries whose pin is unchanged keep "
-                            "their verdicts alone and are not fetched; the together pass runs again")
+                            "their verdicts alone and are not fetched; the together pass runs again. Repeatable: "
+                            "every shard's report, to merge them")
+    check.add_argument("--shard", metavar="I/N", help="judge alone only every N-th entry from the I-th (by name); "
+                       "no together pass: merge the shards' reports with --changed-since")
     shown = check.add_mutually_exclusive_group()
     shown.add_argument("--markdown", action="store_true", help="a Markdown table (for a pull-request comment)")
     shown.add_argument("--github", action="store_true", help="GitHub Actions ::error annotations")
@@ -44,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     flags = Flags(home=args.home, core=args.core, core_lock=args.core_lock, index_url=args.index_url,
                   find_links=tuple(args.find_links or ()), no_index=args.no_index, offline=args.offline)
     report = catalog_check(existing_home(args.home), Path(args.catalog) if args.catalog else None, flags,
-                           args.python_version, args.platform,
-                           Path(args.changed_since) if args.changed_since else None)
+                           args.python_version, args.platform, [Path(p) for p in args.changed_since],
+                           _shard(args.shard))
     if args.json:
         emit_json(report.to_json() | {"receipt_path": str(report.receipt) if report.receipt else None})
     elif args.markdown:
@@ -59,6 +63,15 @@ def run(args: argparse.Namespace) -> int:
         _tell(report)
         say(f"receipt: {report.receipt}")
     return report.exit_code
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    parts = text.split("/")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or not 1 <= int(parts[0]) <= int(parts[1]):
+        raise UsageError(f"--shard {text!r}: expected I/N with 1 <= I <= N (for example 2/4)")
+    return int(parts[0]), int(parts[1])
 
 
 def _rows(report: object) -> list[list[str]]:

@@ -77,7 +77,8 @@ class Report:
 
 
 def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_versions: list[str],
-                  platforms: list[str], changed_since: Path | None = None) -> Report:
+                  platforms: list[str], changed_since: list[Path] | None = None,
+                  shard: tuple[int, int] | None = None) -> Report:
     """``hermes pm catalog check``: the home's settings (index, core) and catalog (unless
     ``catalog`` names one), the report, and its receipt written in the home."""
     from ..config import read_config
@@ -89,8 +90,8 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
 
     settings = resolve_settings(flags, read_config(home))
     chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
-    previous = _previous(changed_since) if changed_since is not None else None
-    report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous)
+    previous = _merged([_previous(p) for p in changed_since]) if changed_since else None
+    report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous, shard)
     receipt = Receipt("catalog-check", home)
     receipt.extra["catalog_check"] = report.to_json()
     receipt.finish({EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed"), report.exit_code)
@@ -99,11 +100,14 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
 
 
 def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_versions: list[str],
-                  platforms: list[str], previous: dict[str, Any] | None = None) -> Report:
+                  platforms: list[str], previous: dict[str, Any] | None = None,
+                  shard: tuple[int, int] | None = None) -> Report:
     """Fetch every entry at its pin, then judge each alone and all together on every target.
     With ``previous`` (an earlier report on the same core, sources and targets), an entry whose
     pin is unchanged is neither fetched nor judged alone again: its solo verdicts and requirements
-    are taken from it; the together pass always runs."""
+    are taken from it; the together pass always runs. With ``shard`` (i, n), only every n-th entry
+    (by name, from the i-th) is judged alone and the together pass is left to the merge: a final
+    run with every shard's report as ``previous``."""
     from ..foreign import foreign_target
 
     targets = [foreign_target(base, v, p) if (v or p) else base
@@ -115,14 +119,32 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
         live = tuple(e for e in catalog.entries if e.name not in catalog.removed)
         for name in sorted({e.name for e in catalog.entries} - {e.name for e in live}):
             report.fetched[name] = "removed: on the catalog's kill list, not checked"
+        if shard is not None:
+            live = tuple(e for i, e in enumerate(sorted(live, key=lambda e: e.name)) if i % shard[1] == shard[0] - 1)
         unchanged = {e.name for e in live if previous is not None and previous.get("pins", {}).get(e.name) == e.pin
                      and e.name in previous.get("requirements", {})}
         declarations = _fetch_all(tuple(e for e in live if e.name not in unchanged), Path(scratch), report)
         report.pins = {e.name: e.pin for e in live}
         carried = _carried(report, previous, unchanged) if previous is not None else {}
         for target in targets:
-            _judge(report, declarations, settings, target, carried)
+            _judge(report, declarations, settings, target, carried, together=shard is None)
     return report
+
+
+def _merged(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several reports (the shards of one check) as one ``previous``: their entries' pins,
+    requirements and solo verdicts together; they must agree on the basis and the targets."""
+    first = reports[0]
+    for other in reports[1:]:
+        if (other.get("basis"), other.get("targets")) != (first.get("basis"), first.get("targets")):
+            from ..errors import UsageError
+
+            raise UsageError("--changed-since: the reports were made on different cores, sources or targets")
+    return {"basis": first.get("basis"), "targets": first.get("targets"),
+            "pins": {k: v for r in reports for k, v in r.get("pins", {}).items()},
+            "requirements": {k: v for r in reports for k, v in r.get("requirements", {}).items()},
+            "fetched": {k: v for r in reports for k, v in r.get("fetched", {}).items()},
+            "verdicts": [v for r in reports for v in r["verdicts"] if v["entry"] != "(together)"]}
 
 
 def _basis(settings: Settings) -> str:
@@ -200,7 +222,7 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
 
 
 def _judge(report: Report, declarations: dict[str, Declaration], settings: Settings, target: Target,
-           carried: dict[str, Declaration]) -> None:
+           carried: dict[str, Declaration], *, together: bool = True) -> None:
     from .transaction import policy_for
 
     core = load_core(settings.core, settings.core_lock, target.environment)
@@ -214,10 +236,10 @@ def _judge(report: Report, declarations: dict[str, Declaration], settings: Setti
             report.verdicts.append(verdict)
             if verdict.verdict == "ok":
                 passed.append(name)
-        if len(passed) > 1:
+        if together and len(passed) > 1:
             everyone = {**carried, **declarations}
-            together = _union(core, {n: everyone[n] for n in sorted(passed)})
-            report.verdicts.append(_resolve("(together)", together, target, source, policy, label))
+            union = _union(core, {n: everyone[n] for n in sorted(passed)})
+            report.verdicts.append(_resolve("(together)", union, target, source, policy, label))
 
 
 def _union(core: Any, declarations: dict[str, Declaration]) -> Union:

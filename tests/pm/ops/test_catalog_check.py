@@ -265,3 +265,23 @@ def test_changed_since_rechecks_only_new_pins_and_always_the_together_pass(catal
     (catalog.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
     assert main(_check(catalog, index, "--json", "--changed-since", str(first))) == 1
     assert json.loads(capsys.readouterr().out)["fetched"]["old"].startswith("not fetched")
+
+
+def test_shards_judge_their_share_alone_and_the_merge_runs_the_together_pass(catalog, index, tmp_path,
+                                                                            capsys) -> None:
+    reports = []
+    for shard in ("1/2", "2/2"):
+        assert main(_check(catalog, index, "--platform", "linux", "--json", "--shard", shard)) in (0, 3)
+        reports.append(tmp_path / f"shard{shard[0]}.json")
+        reports[-1].write_text(capsys.readouterr().out)
+    shares = [{v["entry"] for v in json.loads(r.read_text())["verdicts"]} for r in reports]
+    assert shares[0] | shares[1] == {"new", "old", "web", "win"} and not shares[0] & shares[1]
+    assert "(together)" not in shares[0] | shares[1]
+    merge = [a for r in reports for a in ("--changed-since", str(r))]
+    assert main(_check(catalog, index, "--platform", "linux", "--json", *merge)) == 3
+    merged = json.loads(capsys.readouterr().out)
+    assert sorted(merged["reused"]) == ["new", "old", "web", "win"]
+    (together,) = [v for v in merged["verdicts"] if v["entry"] == "(together)"]
+    assert set(together["partners"]) == {"old", "new"}
+    assert main(_check(catalog, index, "--shard", "3/2")) == 2
+    assert "--shard '3/2': expected I/N" in capsys.readouterr().err
