@@ -45,7 +45,11 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
-    update = groups.add_parser("update", help="install missing catalog memory providers, then sync every home")
+    update = groups.add_parser("update", help="install missing catalog memory providers, move catalog plugins to "
+                                              "their new pins, then sync every home")
+    update.add_argument("--accept-repin", action="append", default=[], metavar="NAME",
+                        help="consent to what a catalog plugin's new pin brings (new or widened requirements, new "
+                             "capabilities); without it, a terminal asks and a script keeps the old pin")
     add_common(update)
     add_resolution_options(update)
     add_lock_option(update)
@@ -141,8 +145,20 @@ def run_remove(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _ask_repin(name: str, widened: list[str]) -> bool:
+    """A person at a terminal consents (or not) to what a catalog plugin's new pin brings."""
+    say(f"the catalog moved plugin {name!r} to a new pin, which brings: " + "; ".join(widened))
+    print("move it? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 def run_update(args: argparse.Namespace) -> int:
-    done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet))
+    ask = _ask_repin if sys.stdin.isatty() and not args.json else None
+    done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
+                  accept=frozenset(args.accept_repin), ask=ask)
     receipt = done.receipt
     if done.code == EXIT_CONFLICT and receipt.conflict and done.inputs is not None:
         memory = {s.plugin.key for s in done.inputs.selection.plugins if s.plugin.is_memory}

@@ -131,7 +131,8 @@ def fetch_source(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, d
         src = _git(entry.git, entry.commit or "", staging / "src")
         return _inside(src, entry.subdir, redact_url(entry.git)), {
             "source": "catalog", "name": entry.name, "git": redact_url(entry.git), "commit": entry.commit,
-            "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "installed_at": now}
+            "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "capabilities": list(entry.capabilities),
+            "installed_at": now}
     if entry is not None:
         src = _archive(entry.archive or "", entry.sha256 or "", staging / "src")
         return _inside(src, entry.subdir, redact_url(entry.archive or "")), {
@@ -452,6 +453,11 @@ def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = ()) 
                          f"it ({catalog.file}): run `hermes plugins remove {name}`, or list it in pm.keep_removed "
                          "to keep it")
     return found
+
+
+def installed_records(home: Path) -> dict[str, dict[str, Any]]:
+    """What ``home``'s install records say of each plugin pm installed (name -> provenance)."""
+    return {k: v for k, v in _records(home / "plugins").items() if isinstance(v, dict)}
 
 
 def _records(plugins: Path) -> dict[str, Any]:

@@ -21,6 +21,8 @@ from ..plugin import inspect
 from ..selection import profile_homes, provides
 from .install import catalog_for, swept
 from .options import SILENT, Options, Reporter
+from .repin import Ask, repin_all
+from .repin import tell as tell_repins
 from .sync import sync_in
 from .transaction import Result, Transaction, transaction
 
@@ -65,10 +67,13 @@ def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
     return install_files(missing.home, entry.name, catalog)
 
 
-def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
+def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
+           accept: frozenset[str] = frozenset(), ask: Ask | None = None) -> Result:
     """The update transaction under the home lock: per home, install the catalog provider that
-    ``memory.provider`` names but nothing provides (told per home), then sync the union of every
-    home. The receipt's ``installed`` lists what was installed."""
+    ``memory.provider`` names but nothing provides (told per home), move catalog plugins to their
+    entries' new pins (:mod:`.repin`: admission, and consent — ``accept`` or ``ask`` — when a pin
+    widens what it brings), then sync the union of every home. The receipt's ``installed`` lists
+    what was installed, ``repinned`` what moved."""
     def work(txn: Transaction) -> None:
         catalog = catalog_for(txn.home)
         installed: list[str] = []
@@ -84,6 +89,12 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         txn.receipt.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
         if refused:  # a configured memory provider that could not be installed: refused, as install is
             raise ProvidersNotInstalled(refused)
+        repins = repin_all(txn, catalog, accept, ask)  # through admission, with consent when they widen
+        if any(r.outcome == "moved" for r in repins):
+            warnings = list(txn.receipt.warnings)
+            txn.gather()  # the moved plugins' new declarations are the inputs now
+            txn.receipt.warnings += [w for w in warnings if w not in txn.receipt.warnings]
+        tell_repins(txn.receipt, repins, txn.options.shown_home)
         sync_in(txn)
 
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)

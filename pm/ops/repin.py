@@ -1,0 +1,170 @@
+"""Re-pins with consent (``hermes update``, issue 23): a catalog plugin moves to the pin its
+catalog entry names now only through admission, and only with consent when the new pin widens
+what the plugin brings.
+
+For each plugin a home installed from the catalog whose entry now names another pin:
+
+1. the new pin is fetched into a scratch folder and its declaration read (nothing imported);
+2. what widens is computed: a requirement that is new, or one whose specifier (or extras) admits a
+   version the installed one did not, and capabilities the entry gained;
+3. a widening re-pin needs consent: ``accept`` (``--accept-repin NAME``) or ``ask`` (a person at a
+   terminal); without it the plugin stays at its pin and the receipt names what widened and the
+   command that consents;
+4. admission: core and every member resolve with the new declaration in place of the old one;
+   a conflict keeps the old pin and says why;
+5. then the new files replace the old (the install path, atomically) and the record keeps the new
+   pin. A narrowing or unchanged declaration needs no consent.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from ..catalog import Catalog
+from ..commands import hermes
+from ..errors import PmError
+from ..receipt import Receipt
+from ..union import Origin, Tagged
+from .transaction import Transaction
+
+Ask = Callable[[str, list[str]], bool]
+
+
+@dataclass(frozen=True)
+class Repin:
+    name: str
+    home: Path
+    old: str
+    new: str
+    widened: tuple[str, ...]
+    outcome: str  # "moved", "needs-consent", "refused"
+    why: str = ""
+
+
+def widened(old: list[Requirement], new: list[Requirement]) -> list[str]:
+    """What ``new`` brings that ``old`` did not, in words (empty: the same or narrower)."""
+    before = {canonicalize_name(r.name): r for r in old}
+    found = []
+    for requirement in new:
+        previous = before.get(canonicalize_name(requirement.name))
+        if previous is None:
+            found.append(f"a new requirement {str(requirement)!r}")
+        elif set(requirement.extras) - set(previous.extras):
+            found.append(f"{str(previous)!r} now asks for extras {sorted(set(requirement.extras) - set(previous.extras))}")
+        elif _admits_more(previous, requirement):
+            found.append(f"{str(previous)!r} widened to {str(requirement)!r}")
+    return found
+
+
+def _admits_more(old: Requirement, new: Requirement) -> bool:
+    """Whether ``new``'s specifier admits a version ``old``'s does not, probed at every bound
+    either names and just beside it (exact for the operators a declaration uses)."""
+    if not str(new.specifier):
+        return bool(str(old.specifier))
+    probes: set[Version] = set()
+    for spec in (*old.specifier, *new.specifier):
+        try:
+            bound = Version(spec.version.removesuffix(".*"))
+        except InvalidVersion:
+            return str(old.specifier) != str(new.specifier)
+        release = list(bound.release) + [0] * 2
+        probes |= {bound, Version(".".join(map(str, [*release[:2], release[2] + 1]))),
+                   Version(".".join(map(str, [release[0], release[1] + 1]))), Version(f"{release[0] + 1}"),
+                   Version(f"{bound.base_version}.post1"), Version(f"{bound.base_version}a0")}
+        if bound.release[-1] > 0:
+            probes.add(Version(".".join(map(str, [*bound.release[:-1], bound.release[-1] - 1]))))
+    probes.add(Version("0"))
+    return any(new.specifier.contains(v, prereleases=True) and not old.specifier.contains(v, prereleases=True)
+               for v in probes)
+
+
+def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: Ask | None) -> list[Repin]:
+    """Every catalog plugin of every home of ``txn`` whose entry names a new pin, handled as the
+    module says. Returns what happened to each; the receipt gets the warnings and steps."""
+    from ..install import installed_records
+    from ..selection import profile_homes
+
+    home = txn.home
+    done = []
+    for each in [home, *profile_homes(home)[0]]:
+        for name, record in installed_records(each).items():
+            entry = next((e for e in catalog.entries if e.name == name), None)
+            if entry is None or name in catalog.removed or record.get("source") != "catalog":
+                continue
+            if record.get("pin") == entry.pin or record.get("commit") == entry.commit and entry.git:
+                continue
+            done.append(_repin(txn, each, name, record, catalog, accept, ask))
+    return done
+
+
+def _repin(txn: Transaction, home: Path, name: str, record: dict[str, object], catalog: Catalog,
+           accept: frozenset[str], ask: Ask | None) -> Repin:
+    from ..declaration import read_declaration
+    from ..install import fetch_source, install
+    from ..manifest import read_manifest
+
+    entry = next(e for e in catalog.entries if e.name == name)
+    old_pin = str(record.get("pin") or record.get("commit") or record.get("sha256") or "?")
+    root = home / "plugins" / name
+    old = read_declaration(root, read_manifest(root))
+    with tempfile.TemporaryDirectory(prefix="hermes-pm-repin-") as scratch:
+        try:
+            fetched, _ = fetch_source(entry, name, Path(scratch))
+            new = read_declaration(fetched, read_manifest(fetched))
+        except PmError as exc:
+            return Repin(name, home, old_pin, entry.pin, (), "refused", f"the new pin could not be fetched: {exc}")
+    grew = widened(list(old.requirements) if old else [], list(new.requirements) if new else [])
+    had = record.get("capabilities")
+    gained = sorted(set(entry.capabilities) - set(had if isinstance(had, list) else []))
+    grew += [f"new capabilities {gained}"] if gained else []
+    if grew and name not in accept and not (ask is not None and ask(name, grew)):
+        return Repin(name, home, old_pin, entry.pin, tuple(grew), "needs-consent")
+    conflict = _admission(txn, name, new.requirements if new else ())
+    if conflict:
+        return Repin(name, home, old_pin, entry.pin, tuple(grew), "refused", conflict)
+    install(home, name, catalog, force=True)
+    return Repin(name, home, old_pin, entry.pin, tuple(grew), "moved")
+
+
+def _admission(txn: Transaction, name: str, requirements: tuple[Requirement, ...]) -> str:
+    """Empty when core and every member resolve with ``name``'s new requirements, else why not."""
+    from ..resolver import Conflict
+    from ..resolver.resolve import resolve_union
+    from .transaction import policy_of, source_of
+
+    inputs = txn.gathered
+    kept = [t for t in inputs.union.requirements if t.origin.plugin != name]
+    origin = next((t.origin for t in inputs.union.requirements if t.origin.plugin == name), Origin(name, None))
+    union = replace(inputs.union, requirements=(*kept, *(Tagged(r, origin) for r in requirements)))
+    try:
+        with source_of(inputs) as source:
+            resolve_union(union, inputs.target, source, policy_of(inputs))
+    except Conflict as conflict:
+        return str(conflict)
+    except PmError as exc:
+        return f"it could not be resolved: {exc}"
+    return ""
+
+
+def tell(receipt: Receipt, repins: list[Repin], home_shown: Path | None) -> None:
+    """Warnings and next steps for what happened to each re-pin."""
+    for repin in repins:
+        if repin.outcome == "moved":
+            receipt.extra.setdefault("repinned", []).append(
+                {"name": repin.name, "from": repin.old, "to": repin.new, "widened": list(repin.widened)})
+        elif repin.outcome == "needs-consent":
+            receipt.warnings.append(
+                f"plugin {repin.name!r} stays at {repin.old}: its catalog entry moved to {repin.new}, which brings "
+                + "; ".join(repin.widened))
+            receipt.step(hermes("update", "--accept-repin", repin.name, home=home_shown),
+                         f"consent to what the new pin of {repin.name!r} brings, and move it")
+        else:
+            receipt.warnings.append(
+                f"plugin {repin.name!r} stays at {repin.old}: the catalog's new pin {repin.new} was refused: {repin.why}")

@@ -1,0 +1,117 @@
+"""Re-pins with consent (issue 23): `hermes update` moves a catalog plugin to its entry's new pin
+only through admission, and only with consent when the new pin widens what the plugin brings —
+real git repositories, a real local index, the real update operation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from pm.catalog import load_catalog
+from pm.install import install, installed_records
+from pm.ops.repin import widened
+from pm.ops.update import update
+from pm.testing import index_from_spec, make_home
+
+GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main"]
+SPEC = {"tinyhttp": {"1.0": [], "1.5": [], "2.0": []}, "sharedlib": {"1.0": [], "2.0": []}}
+
+
+def _commit(repo: Path, requirements: list[str]) -> str:
+    (repo / "plugin.yaml").write_text(json.dumps({"name": "web", "pip_dependencies": requirements}))
+    (repo / "__init__.py").write_text("")
+    subprocess.run([*GIT, "add", "."], cwd=repo, check=True)
+    subprocess.run([*GIT, "commit", "--quiet", "--allow-empty", "-m", "x"], cwd=repo, check=True)
+    return subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    with index_from_spec(tmp_path_factory.mktemp("repin-dists"), SPEC) as served:
+        yield served
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch, index):
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    repo = tmp_path / "web.git"
+    repo.mkdir()
+    subprocess.run([*GIT, "init", "--quiet"], cwd=repo, check=True)
+    first = _commit(repo, ["tinyhttp>=1.0,<2"])
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['sharedlib']\n")
+    (tmp_path / "lock.txt").write_text("sharedlib==1.0\n")
+    catalog = tmp_path / "catalog.json"
+    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["web"]}, "pm": {
+        "catalog": "../catalog.json", "core": "../core.toml", "core_lock": "../lock.txt", "index_url": index.url}})
+
+    def publish(commit: str) -> None:
+        catalog.write_text(json.dumps({"entries": [{"name": "web", "source": {"git": str(repo), "commit": commit}}],
+                                       "removed": []}))
+
+    publish(first)
+    install(home, "web", load_catalog(catalog))
+    return home, repo, publish
+
+
+def _pin(home: Path) -> str:
+    return str(installed_records(home)["web"]["pin"])
+
+
+def test_a_narrowing_repin_moves_without_asking(setup) -> None:
+    home, repo, publish = setup
+    before = _pin(home)
+    narrower = _commit(repo, ["tinyhttp>=1.5,<2"])
+    publish(narrower)
+    done = update(home)
+    assert done.code == 0, done.receipt.written
+    assert _pin(home) == f"commit {narrower}"
+    assert done.receipt.extra["repinned"] == [{"name": "web", "from": before, "to": f"commit {narrower}",
+                                               "widened": []}]
+    assert json.loads((home / "plugins" / "web" / "plugin.yaml").read_text())["pip_dependencies"] == ["tinyhttp>=1.5,<2"]
+
+
+def test_a_widening_repin_needs_consent_then_moves_with_it(setup) -> None:
+    home, repo, publish = setup
+    before = _pin(home)
+    wider = _commit(repo, ["tinyhttp>=1.0,<3", "sharedlib"])
+    publish(wider)
+    done = update(home)
+    assert done.code == 0 and _pin(home) == before  # kept, said so, and how to consent
+    (warning,) = [w for w in done.receipt.warnings if "stays at" in w]
+    assert warning == (f"plugin 'web' stays at {before}: its catalog entry moved to commit {wider}, which brings "
+                       "'tinyhttp<2,>=1.0' widened to 'tinyhttp<3,>=1.0'; a new requirement 'sharedlib'")
+    assert any(s["command"].startswith("hermes update --accept-repin web") for s in done.receipt.next_steps)
+    asked: list[tuple[str, list[str]]] = []
+    declined = update(home, ask=lambda name, grew: asked.append((name, grew)) is not None)
+    assert asked and asked[0][0] == "web" and _pin(home) == before and declined.code == 0
+    moved = update(home, accept=frozenset({"web"}))
+    assert moved.code == 0 and _pin(home) == f"commit {wider}"
+    assert moved.receipt.extra["repinned"][0]["widened"] == [
+        "'tinyhttp<2,>=1.0' widened to 'tinyhttp<3,>=1.0'", "a new requirement 'sharedlib'"]
+
+
+def test_a_repin_that_collides_with_core_keeps_the_old_pin(setup) -> None:
+    home, repo, publish = setup
+    before = _pin(home)
+    colliding = _commit(repo, ["tinyhttp>=1.0,<2", "sharedlib>=2"])
+    publish(colliding)
+    done = update(home, accept=frozenset({"web"}))
+    assert _pin(home) == before
+    (warning,) = [w for w in done.receipt.warnings if "stays at" in w]
+    assert warning.startswith(f"plugin 'web' stays at {before}: the catalog's new pin commit {colliding} was refused:")
+    assert "sharedlib" in warning
+
+
+@pytest.mark.parametrize(("old", "new", "grew"), [
+    ("a>=1,<2", "a>=1,<2", False), ("a>=1,<2", "a>=1.5,<2", False), ("a>=1,<2", "a>=1,<3", True),
+    ("a==1.0", "a==1.*", True), ("a~=1.4", "a>=1.4,<2", False), ("a>=1", "a", True), ("a", "a>=1", False),
+    ("a!=1.3", "a", True), ("a<2", "a<=2", True),
+])
+def test_what_widens_a_requirement(old, new, grew) -> None:
+    assert bool(widened([Requirement(old)], [Requirement(new)])) is grew
