@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.github:
         for verdict in report.verdicts:
             if verdict.verdict != "ok":
-                print(f"::error file={report.catalog},title={verdict.entry} on {verdict.target}::"
+                where = report.files.get(verdict.entry, report.catalog)  # the entry's own file, when it has one
+                print(f"::error file={where},title={verdict.entry} on {verdict.target}::"
                       + verdict.finding.replace("\n", " "))
     else:
         _tell(report)

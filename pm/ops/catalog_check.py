@@ -45,10 +45,11 @@ class Verdict:
     partners: tuple[str, ...] = ()  # entries named by the resolver's causes
     finding: str = ""  # the message of the refusal or failure
     pins: int = 0
+    digest: str = ""  # sha256 of the resolution's name==version lines, when it resolved
 
     def to_json(self) -> dict[str, Any]:
         return {"entry": self.entry, "target": self.target, "verdict": self.verdict, "partners": list(self.partners),
-                "finding": self.finding, "pins": self.pins}
+                "finding": self.finding, "pins": self.pins, "pins_digest": self.digest}
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Report:
     verdicts: list[Verdict] = field(default_factory=list)
     receipt: Path | None = None
     pins: dict[str, str] = field(default_factory=dict)  # entry -> its pin, as checked
+    files: dict[str, str] = field(default_factory=dict)  # entry -> its own file (the directory form)
     requirements: dict[str, list[str]] = field(default_factory=dict)  # entry -> its declared requirements
     basis: str = ""  # core, its lock and the sources: a later --changed-since reuses verdicts only on the same
     reused: list[str] = field(default_factory=list)  # entries whose solo verdicts came from --changed-since
@@ -73,7 +75,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"catalog": self.catalog, "targets": self.targets, "fetched": self.fetched,
                 "verdicts": [v.to_json() for v in self.verdicts], "exit_code": self.exit_code, "pins": self.pins,
-                "requirements": self.requirements, "basis": self.basis, "reused": self.reused}
+                "requirements": self.requirements, "basis": self.basis, "reused": self.reused, "files": self.files}
 
 
 def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_versions: list[str],
@@ -125,6 +127,7 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
                      and e.name in previous.get("requirements", {})}
         declarations = _fetch_all(tuple(e for e in live if e.name not in unchanged), Path(scratch), report)
         report.pins = {e.name: e.pin for e in live}
+        report.files = {e.name: e.file for e in catalog.entries if e.file}
         carried = _carried(report, previous, unchanged) if previous is not None else {}
         for target in targets:
             _judge(report, declarations, settings, target, carried, together=shard is None)
@@ -189,7 +192,7 @@ def _carried(report: Report, previous: dict[str, Any], unchanged: set[str]) -> d
         report.requirements[name] = list(previous["requirements"][name])
         report.reused.append(name)
         report.verdicts += [Verdict(v["entry"], v["target"], v["verdict"], tuple(v["partners"]), v["finding"],
-                                    v["pins"]) for v in previous["verdicts"] if v["entry"] == name]
+                                    v["pins"], v.get("pins_digest", "")) for v in previous["verdicts"] if v["entry"] == name]
     return carried
 
 
@@ -261,7 +264,10 @@ def _resolve(entry: str, union: Union, target: Target, source: Source, policy: A
         return Verdict(entry, label, "conflict", partners, str(conflict))
     except PmError as exc:
         return Verdict(entry, label, "failed", (), str(exc))
-    return Verdict(entry, label, "ok", pins=len(resolution.pins))
+    import hashlib
+
+    lines = "\n".join(sorted(f"{p.name}=={p.version}" for p in resolution.pins))
+    return Verdict(entry, label, "ok", pins=len(resolution.pins), digest=hashlib.sha256(lines.encode()).hexdigest())
 
 
 def _sources(settings: Settings, target: Target) -> Any:

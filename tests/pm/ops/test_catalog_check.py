@@ -285,3 +285,15 @@ def test_shards_judge_their_share_alone_and_the_merge_runs_the_together_pass(cat
     assert set(together["partners"]) == {"old", "new"}
     assert main(_check(catalog, index, "--shard", "3/2")) == 2
     assert "--shard '3/2': expected I/N" in capsys.readouterr().err
+
+
+def test_directory_entries_are_annotated_on_their_own_file_and_verdicts_carry_a_pins_digest(
+        catalog, index, tmp_path, capsys) -> None:
+    repo, commit = _repo(tmp_path / "more", "winny", ["winlib"])
+    folder = _directory(tmp_path, {"winny": {"name": "winny", "repo": f"file://{repo}", "sha": commit}})
+    assert main(_check(folder, index, "--platform", "linux", "--github")) == 3
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"::error file={folder / 'winny.yaml'},title=winny on linux")
+    assert main(_check(folder, index, "--platform", "windows", "--json")) == 0
+    (verdict,) = json.loads(capsys.readouterr().out)["verdicts"]
+    assert len(verdict["pins_digest"]) == 64 and verdict["pins"] == 2  # winlib, and core's tinyhttp
