@@ -8,8 +8,9 @@ running interpreter when none is given):
 
 - **solo**: core + the entry alone; a refusal is the entry's own (with core).
 - **together**: core + every entry that passed solo, in one resolve; when it is refused, the
-  entries involved are named from the resolver's own causes (``Conflict.plugins``), never found by
-  trial resolutions (DESIGN invariant 4).
+  entries involved are named from the resolver's own causes (``Conflict.plugins``), that group is
+  set aside and the rest resolved again, until the rest resolves: every colliding pair or group is
+  named from its own proof, never found by trial resolutions (DESIGN invariant 4).
 
 The report is data (:class:`Report`), kept in a receipt of kind ``catalog-check`` (its
 ``catalog_check`` field); nothing is installed and no home is changed.
@@ -46,10 +47,12 @@ class Verdict:
     finding: str = ""  # the message of the refusal or failure
     pins: int = 0
     digest: str = ""  # sha256 of the resolution's name==version lines, when it resolved
+    groups: tuple[tuple[str, ...], ...] = ()  # per finding of a refusal, the entries its causes name
 
     def to_json(self) -> dict[str, Any]:
         return {"entry": self.entry, "target": self.target, "verdict": self.verdict, "partners": list(self.partners),
-                "finding": self.finding, "pins": self.pins, "pins_digest": self.digest}
+                "finding": self.finding, "pins": self.pins, "pins_digest": self.digest,
+                "groups": [list(g) for g in self.groups]}
 
 
 @dataclass
@@ -192,7 +195,8 @@ def _carried(report: Report, previous: dict[str, Any], unchanged: set[str]) -> d
         report.requirements[name] = list(previous["requirements"][name])
         report.reused.append(name)
         report.verdicts += [Verdict(v["entry"], v["target"], v["verdict"], tuple(v["partners"]), v["finding"],
-                                    v["pins"], v.get("pins_digest", "")) for v in previous["verdicts"] if v["entry"] == name]
+                                    v["pins"], v.get("pins_digest", ""), tuple(tuple(g) for g in v.get("groups", [])))
+                            for v in previous["verdicts"] if v["entry"] == name]
     return carried
 
 
@@ -239,10 +243,24 @@ def _judge(report: Report, declarations: dict[str, Declaration], settings: Setti
             report.verdicts.append(verdict)
             if verdict.verdict == "ok":
                 passed.append(name)
-        if together and len(passed) > 1:
-            everyone = {**carried, **declarations}
-            union = _union(core, {n: everyone[n] for n in sorted(passed)})
-            report.verdicts.append(_resolve("(together)", union, target, source, policy, label))
+        if together:
+            _together(report, {**carried, **declarations}, sorted(passed), core, target, source, policy, label)
+
+
+def _together(report: Report, declarations: dict[str, Declaration], passed: list[str], core: Any, target: Target,
+              source: Source, policy: Any, label: str) -> None:
+    """All solo-passing entries in one resolve; while it is refused, the group its causes name is
+    recorded and set aside, and the rest resolved again: every colliding pair or group is named,
+    each from a proof, never found by trying combinations."""
+    remaining = list(passed)
+    while len(remaining) > 1:
+        verdict = _resolve("(together)", _union(core, {n: declarations[n] for n in remaining}), target, source,
+                           policy, label)
+        report.verdicts.append(verdict)
+        group = [n for n in remaining if n in verdict.partners]
+        if verdict.verdict != "conflict" or not group:
+            return  # resolved, or a failure (or a collision with core alone) that names no entry to set aside
+        remaining = [n for n in remaining if n not in group]
 
 
 def _union(core: Any, declarations: dict[str, Declaration]) -> Union:
@@ -261,7 +279,10 @@ def _resolve(entry: str, union: Union, target: Target, source: Source, policy: A
         resolution = resolve_union(union, target, source, policy)
     except Conflict as conflict:
         partners = tuple(p for p in conflict.plugins if p != entry)
-        return Verdict(entry, label, "conflict", partners, str(conflict))
+        groups = tuple(dict.fromkeys(
+            group for f in conflict.findings
+            if (group := tuple(sorted({c.origin.plugin for c in f.causes if c.origin.plugin and c.origin.plugin != entry})))))
+        return Verdict(entry, label, "conflict", partners, str(conflict), groups=groups)
     except PmError as exc:
         return Verdict(entry, label, "failed", (), str(exc))
     import hashlib

@@ -1,0 +1,83 @@
+"""Catalogs for tests and benchmarks: real git repositories, one plugin each, and the index they
+need, shaped like a real catalog's troubles (issue 23's bench):
+
+- pairs that collide (``pairN-a`` needs ``libN<2``, ``pairN-b`` needs ``libN>=2``);
+- one group of three where any two fit and all three do not (``trio-1..3`` each exclude one of
+  ``tri``'s three versions);
+- one entry whose package has a macOS wheel and otherwise only a source distribution
+  (``native``: refused alone on Linux, where pm does not build unless allowed);
+- one entry whose package requires Python < 3.13 (``oldpy``: refused alone on 3.13);
+- fillers that fit everything (``fine-N``).
+
+:func:`make_catalog` writes the directory form (one YAML file per entry) and returns what each
+entry is expected to do.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GIT = ["git", "-c", "user.name=pm-testing", "-c", "user.email=pm-testing@example.invalid",
+       "-c", "init.defaultBranch=main"]
+
+
+@dataclass
+class MadeCatalog:
+    folder: Path
+    spec: dict[str, dict[str, Any]]  # for build_packages / index_from_spec
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    trio: tuple[str, ...] = ()
+    repos: dict[str, Path] = field(default_factory=dict)
+
+
+def plugin_repo(parent: Path, name: str, requirements: list[str]) -> tuple[Path, str]:
+    """A real git repository holding one plugin (a manifest declaring ``requirements``)."""
+    repo = parent / f"{name}.git"
+    repo.mkdir(parents=True)
+    (repo / "plugin.yaml").write_text(json.dumps({"name": name, "pip_dependencies": requirements}))
+    (repo / "__init__.py").write_text("")
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", name]):
+        subprocess.run([*GIT, *argv], cwd=repo, check=True)
+    commit = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True)
+    return repo, commit.stdout.strip()
+
+
+def recommit(repo: Path, name: str, requirements: list[str]) -> str:
+    """A new commit of ``repo`` declaring ``requirements``; its hash."""
+    (repo / "plugin.yaml").write_text(json.dumps({"name": name, "pip_dependencies": requirements}))
+    subprocess.run([*GIT, "commit", "--quiet", "-am", "new pin"], cwd=repo, check=True)
+    return subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_catalog(root: Path, entries: int = 50) -> MadeCatalog:
+    """A catalog directory of ``entries`` entries (at least 8) and its index spec."""
+    pairs = max(1, (entries - 5) // 4)
+    spec: dict[str, dict[str, Any]] = {
+        "base": {"1.0": []},
+        "tri": {"1.0": [], "2.0": [], "3.0": []},
+        "native": {"1.0": {"tags": ["py3-none-macosx_11_0_arm64", "py3-none-macosx_10_9_x86_64"], "sdist": True}},
+        "oldpy": {"1.0": {"requires_python": "<3.13"}},
+    }
+    declared: dict[str, list[str]] = {}
+    made = MadeCatalog(root / "catalog.d", spec)
+    for i in range(pairs):
+        spec[f"lib{i}"] = {"1.0": [], "2.0": []}
+        declared[f"pair{i}-a"], declared[f"pair{i}-b"] = [f"lib{i}<2"], [f"lib{i}>=2"]
+        made.pairs.append((f"pair{i}-a", f"pair{i}-b"))
+    for i, version in enumerate(("1.0", "2.0", "3.0"), 1):
+        declared[f"trio-{i}"] = [f"tri!={version}"]
+    made.trio = ("trio-1", "trio-2", "trio-3")
+    declared["native"], declared["oldpy"] = ["native"], ["oldpy"]
+    for i in range(entries - len(declared)):
+        declared[f"fine-{i}"] = ["base"]
+    made.folder.mkdir(parents=True)
+    for name, requirements in declared.items():
+        repo, commit = plugin_repo(root / "repos", name, requirements)
+        made.repos[name] = repo
+        (made.folder / f"{name}.yaml").write_text(json.dumps({"name": name, "repo": f"file://{repo}", "sha": commit}))
+    return made
