@@ -40,6 +40,11 @@ def publish_catalog(scratch: Path, home: Path) -> str:
     entry = {"name": "honcho-lite", "kind": "memory", "description": "demo provider",
              "source": {"git": str(repo), "commit": commit}}
     (home / "catalog.json").write_text(json.dumps({"entries": [entry], "removed": []}, indent=2))
+    # the same entry in the directory form a catalog's maintainers keep (scripts/example-catalog/catalog.d)
+    shutil.copytree(ROOT / "scripts" / "example-catalog" / "catalog.d", home / "catalog.d")
+    shown = home / "catalog.d" / "honcho-lite.yaml"
+    shown.write_text(shown.read_text().replace("file:///filled/in/by/scripts/demo", f"file://{repo}")
+                     .replace('"0000000000000000000000000000000000000000"', commit))
     return commit
 
 
@@ -87,6 +92,7 @@ def main() -> int:
                             "message": r["conflict"]["message"], "next_steps": r["next_steps"]})
     commit = publish_catalog(scratch, home)
     print(f"\n(the catalog now lists honcho-lite at commit {commit} of a local git repository)")
+    run("pm", "catalog", "check", str(home / "catalog.d"), "--platform", "linux", "--platform", "macos", env=env)
     run("update", env=env)
     run("pm", "check", env=env)
     run("plugins", "list", env=env)
