@@ -118,3 +118,13 @@ def test_a_lock_for_another_system_names_that_systems_wheels(home, index, tmp_pa
     text = lock.read_text()
     assert "compiled-2.0-cp313-cp313-macosx_11_0_arm64.whl" in text and "native-1.0-py3-none-macosx_11_0_arm64.whl" in text
     assert "manylinux" not in text and "win_amd64" not in text
+
+
+def test_the_nix_export_for_another_system(home, index, tmp_path, capsys) -> None:
+    core = ["--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt")]
+    out = tmp_path / "wheels.nix"
+    assert main(["export", "--format", "nix", "-o", str(out), "--home", str(home), "--index-url", index.url,
+                 "--platform", "windows", "--python-version", "3.12", *core]) == 0, capsys.readouterr().err
+    text = out.read_text()
+    assert "compiled-1.0-cp312-cp312-win_amd64.whl" in text and "winonly" in text
+    assert "macosx" not in text and "manylinux" not in text

@@ -5,7 +5,12 @@ real git repositories, a real local index, the real update operation."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -115,3 +120,30 @@ def test_a_repin_that_collides_with_core_keeps_the_old_pin(setup) -> None:
 ])
 def test_what_widens_a_requirement(old, new, grew) -> None:
     assert bool(widened([Requirement(old)], [Requirement(new)])) is grew
+
+
+def test_a_person_at_a_terminal_is_asked_and_a_yes_moves_it(setup) -> None:
+    """A real pseudo-terminal: `hermes update` asks, and the answer decides."""
+    home, repo, publish = setup
+    wider = _commit(repo, ["tinyhttp>=1.0,<3"])
+    publish(wider)
+    master, slave = pty.openpty()
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "update", "--home", str(home)], stdin=slave,
+                            stdout=slave, stderr=slave, close_fds=True, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    os.close(slave)
+    seen = bytearray()
+    try:
+        deadline = time.monotonic() + 60
+        while b"move it? [y/N] " not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                seen += os.read(master, 4096)
+        assert b"the catalog moved plugin 'web' to a new pin, which brings: 'tinyhttp<2,>=1.0' widened" in seen, seen
+        os.write(master, b"y\n")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        os.close(master)
+    assert _pin(home) == f"commit {wider}"
