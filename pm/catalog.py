@@ -61,10 +61,17 @@ class Catalog:
     entries: tuple[Entry, ...]
     removed: tuple[str, ...]
     notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
+    reasons: tuple[tuple[str, str], ...] = ()  # (name, why it was removed), when removed.yaml says
+
+    def why_removed(self, name: str) -> str:
+        """`` (reason: …)`` when the kill list gives one for ``name``, else empty."""
+        reason = dict(self.reasons).get(name)
+        return f" (reason: {reason})" if reason else ""
 
     def find(self, name: str) -> Entry | None:
         if name in self.removed:
-            raise CatalogRefusal(f"{self.file}: plugin {name!r} was removed from the catalog and cannot be installed")
+            raise CatalogRefusal(f"{self.file}: plugin {name!r} was removed from the catalog{self.why_removed(name)} "
+                                 "and cannot be installed")
         return next((e for e in self.entries if e.name == name), None)
 
 
@@ -137,13 +144,13 @@ def _load_directory(folder: Path) -> Catalog:
         data = _mapping(path, problems)
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
-    removed = _removed(folder / "removed.yaml", problems)
+    removed, reasons = _removed(folder / "removed.yaml", problems)
     names = [e.name for e in entries]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(Problem(folder, name, "more than one entry file has this name"))
     if problems:
         raise InputError(problems)
-    return Catalog(folder, tuple(entries), removed)
+    return Catalog(folder, tuple(entries), removed, reasons=reasons)
 
 
 def _mapping(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
@@ -213,22 +220,25 @@ def _dir_entry(path: Path, data: dict[str, Any], problems: list[Problem]) -> Ent
                  platforms, capabilities, str(path))
 
 
-def _removed(path: Path, problems: list[Problem]) -> tuple[str, ...]:
+def _removed(path: Path, problems: list[Problem]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The kill list's names, and the reasons it gives."""
     if not path.exists():
-        return ()
+        return (), ()
     try:
         data = _yaml.load(read_text(path).text) or []
     except _yaml.Error as exc:
         problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
-        return ()
-    names = []
+        return (), ()
+    names, reasons = [], []
     for i, item in enumerate(data if isinstance(data, list) else [data]):
         name = item.get("name") if isinstance(item, dict) else item
         if not isinstance(name, str) or not name:
             problems.append(Problem(path, f"[{i}]", f"must be a name or {{name, reason}}, got {item!r}"))
             continue
         names.append(name)
-    return tuple(names)
+        if isinstance(item, dict) and isinstance(item.get("reason"), str) and item["reason"]:
+            reasons.append((name, item["reason"]))
+    return tuple(names), tuple(reasons)
 
 
 def refusal_here(entry: Entry, host_version: str, system: str) -> str | None:

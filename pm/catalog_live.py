@@ -64,7 +64,7 @@ def combined(base: Catalog, live: Catalog | None, notes: list[str]) -> Catalog:
     if live is None:
         return replace(base, notes=tuple(notes))
     removed = tuple(dict.fromkeys((*base.removed, *live.removed)))
-    return Catalog(live.file, live.entries, removed, tuple(notes))
+    return Catalog(live.file, live.entries, removed, tuple(notes), reasons=(*base.reasons, *live.reasons))
 
 
 def _ttl() -> float:

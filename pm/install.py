@@ -450,8 +450,8 @@ def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = ()) 
                 and name not in keep and (home / "plugins" / name).is_dir():
             pinned = record.get("pin") or record.get("commit") or record.get("sha256") or "?"
             found.append(f"plugin {name!r} was installed from the catalog ({pinned}) and has since been removed from "
-                         f"it ({catalog.file}): run `hermes plugins remove {name}`, or list it in pm.keep_removed "
-                         "to keep it")
+                         f"it ({catalog.file}){catalog.why_removed(name)}: run `hermes plugins remove {name}`, or list "
+                         "it in pm.keep_removed to keep it")
     return found
 
 

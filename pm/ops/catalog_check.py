@@ -123,7 +123,7 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
     with tempfile.TemporaryDirectory(prefix="hermes-pm-catalog-") as scratch:
         live = tuple(e for e in catalog.entries if e.name not in catalog.removed)
         for name in sorted({e.name for e in catalog.entries} - {e.name for e in live}):
-            report.fetched[name] = "removed: on the catalog's kill list, not checked"
+            report.fetched[name] = f"removed: on the catalog's kill list{catalog.why_removed(name)}, not checked"
         if shard is not None:
             live = tuple(e for i, e in enumerate(sorted(live, key=lambda e: e.name)) if i % shard[1] == shard[0] - 1)
         unchanged = {e.name for e in live if previous is not None and previous.get("pins", {}).get(e.name) == e.pin

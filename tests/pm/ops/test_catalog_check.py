@@ -190,8 +190,8 @@ def test_check_reports_an_installed_plugin_the_catalog_has_since_removed(tmp_pat
     main(["check", "--home", str(home), "--json"])
     (warning,) = [w for w in json.loads(capsys.readouterr().out)["warnings"] if "removed" in w]
     assert warning == (f"plugin 'fading' was installed from the catalog (commit {commit}) and has since been removed "
-                       f"from it ({folder}): run `hermes plugins remove fading`, or list it in pm.keep_removed to "
-                       "keep it")
+                       f"from it ({folder}) (reason: unmaintained): run `hermes plugins remove fading`, or list it in "
+                       "pm.keep_removed to keep it")
     (home / "config.yaml").write_text(json.dumps({"pm": {"catalog": "../catalog.d", "keep_removed": ["fading"]}}))
     main(["check", "--home", str(home), "--json"])
     assert not [w for w in json.loads(capsys.readouterr().out)["warnings"] if "removed" in w]
