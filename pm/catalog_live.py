@@ -47,7 +47,7 @@ def live_catalog(url: str, cache_root: Path, *, now: float | None = None,
         return None, []
     try:
         body = _fetch(url)
-        catalog = _parse(body, copy, check=True)
+        catalog = _parse(body, copy)
     except PmError as exc:
         if stored is not None:
             age = round((now - stored[0]) / 3600, 1)
@@ -85,7 +85,7 @@ def _fetch(url: str) -> bytes:
         client.close()
 
 
-def _parse(body: bytes, where: Path, *, check: bool = False) -> Catalog:
+def _parse(body: bytes, where: Path) -> Catalog:
     """The catalog in ``body`` (YAML or JSON), validated as a catalog file is."""
     try:
         text = body.decode("utf-8")

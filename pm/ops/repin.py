@@ -27,7 +27,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from ..catalog import Catalog
+from ..catalog import Catalog, Entry
 from ..commands import hermes
 from ..errors import PmError
 from ..receipt import Receipt
@@ -98,20 +98,26 @@ def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: A
             entry = next((e for e in catalog.entries if e.name == name), None)
             if entry is None or name in catalog.removed or record.get("source") != "catalog":
                 continue
-            if record.get("pin") == entry.pin or record.get("commit") == entry.commit and entry.git:
-                continue
-            done.append(_repin(txn, each, name, record, catalog, accept, ask))
+            if _pin_of(record) != entry.pin:
+                done.append(_repin(txn, each, entry, record, catalog, accept, ask))
     return done
 
 
-def _repin(txn: Transaction, home: Path, name: str, record: dict[str, object], catalog: Catalog,
+def _pin_of(record: dict[str, object]) -> str:
+    """The pin an install record names (older records kept only the commit or the sha256)."""
+    if record.get("pin"):
+        return str(record["pin"])
+    return f"commit {record['commit']}" if record.get("commit") else f"sha256 {record.get('sha256')}"
+
+
+def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
            accept: frozenset[str], ask: Ask | None) -> Repin:
     from ..declaration import read_declaration
     from ..install import fetch_source, install
     from ..manifest import read_manifest
 
-    entry = next(e for e in catalog.entries if e.name == name)
-    old_pin = str(record.get("pin") or record.get("commit") or record.get("sha256") or "?")
+    name = entry.name
+    old_pin = _pin_of(record)
     root = home / "plugins" / name
     old = read_declaration(root, read_manifest(root))
     with tempfile.TemporaryDirectory(prefix="hermes-pm-repin-") as scratch:

@@ -290,15 +290,14 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def _best_file(self, project: Project, version: Version, pinned: bool) -> FileLink | None:
         key = (project.name, version, pinned)
         if key not in self._best_file_of:
-            best, problems = None, set()
+            best = None
             for link in project.files(version):
-                problem = self.file_problem(link, pinned)
-                if problem is not None:
-                    problems.add(problem)
-                elif best is None or self._file_order(link) < self._file_order(best):
+                if self.file_problem(link, pinned) is None and (
+                        best is None or self._file_order(link) < self._file_order(best)):
                     best = link
-            if best is None:
-                _log.debug("%s %s rejected: %s", project.name, version, ", ".join(sorted(problems)) or "no files")
+            if best is None and _log.isEnabledFor(logging.DEBUG):  # -vv: why, worked out only when asked
+                problems = sorted({str(self.file_problem(link, pinned)) for link in project.files(version)})
+                _log.debug("%s %s rejected: %s", project.name, version, ", ".join(problems) or "no files")
             self._best_file_of[key] = best
         return self._best_file_of[key]
 
