@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,15 @@ from pm.ops.uninstall import plan_uninstall
 from pm.store import Store
 from pm.testing.homes import add_plugin
 
+
+@pytest.fixture
+def no_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """stdin is not a terminal (nothing to ask), as under cron or CI."""
+    with open(os.devnull) as nothing:
+        monkeypatch.setattr(sys, "stdin", nothing)
+        yield
+
+
 # -- memory setup ---------------------------------------------------------------------------------
 
 
@@ -38,14 +47,9 @@ def test_bare_setup_takes_the_provider_config_names(new_home: Callable[..., Path
 
 
 def test_bare_setup_without_a_provider_and_no_terminal_lists_the_installed_ones(
-        new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+        new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str], no_terminal: None) -> None:
     home = new_home()
-    with open(os.devnull) as nothing:
-        sys_stdin, sys.stdin = sys.stdin, nothing
-        try:
-            assert memory(["setup", "--home", str(home)]) == 2
-        finally:
-            sys.stdin = sys_stdin
+    assert memory(["setup", "--home", str(home)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: hermes memory setup: no NAME given and memory.provider is not set in "
                           f"{home}/config.yaml; installed memory providers: jsonl_journal, ")
@@ -166,14 +170,9 @@ def test_the_uninstall_plan_keeps_the_users_things_and_the_receipts(built: Path)
 
 
 def test_uninstall_asks_and_without_a_terminal_removes_nothing(built: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                                capsys: pytest.CaptureFixture[str], no_terminal: None) -> None:
     before = _tree(built)
-    with open(os.devnull) as nothing:
-        sys_stdin, sys.stdin = sys.stdin, nothing
-        try:
-            assert hermes(["uninstall", "--home", str(built)]) == 2
-        finally:
-            sys.stdin = sys_stdin
+    assert hermes(["uninstall", "--home", str(built)]) == 2
     err = capsys.readouterr().err
     assert f"  remove  {built}/pm/generations" in err
     assert err.endswith("error: nothing was removed: confirm with --yes (or see the plan with --dry-run)\n")
@@ -217,14 +216,9 @@ def test_uninstall_is_refused_while_a_process_holds_a_generation(built: Path,
 
 
 def test_uninstall_of_nothing_built_does_not_ask(new_home: Callable[..., Path],
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                                 capsys: pytest.CaptureFixture[str], no_terminal: None) -> None:
     home = new_home()
-    with open(os.devnull) as nothing:
-        sys_stdin, sys.stdin = sys.stdin, nothing
-        try:
-            assert hermes(["uninstall", "--home", str(home)]) == 0
-        finally:
-            sys.stdin = sys_stdin
+    assert hermes(["uninstall", "--home", str(home)]) == 0
     assert f"nothing to remove: pm has built nothing in {home}" in capsys.readouterr().err
 
 

@@ -54,7 +54,7 @@ def test_allowed_build_resolves_its_dependencies_and_installs_the_built_wheel(se
 
 
 @pytest.fixture
-def policy_home(tmp_path, monkeypatch):
+def policy_home(tmp_path, monkeypatch, request):
     """'p' needs 'onlysrc' (a source distribution only, its PKG-INFO static or not), which needs
     helper>=2; core locks helper 1.0: a hard conflict behind the policy."""
     from pm.testing.wheels import build_sdist
@@ -70,7 +70,8 @@ def policy_home(tmp_path, monkeypatch):
         (tmp_path / "core.toml").write_text("[project]\nname='h'\ndependencies=['helper']\n")
         (tmp_path / "lock.txt").write_text("helper==1.0\n")
         index = LocalIndex([dists]).start()
-        return home, index, ["--home", str(home), "--index-url", index.url, "--core", str(tmp_path / "core.toml"),
+        request.addfinalizer(index.stop)
+        return home, ["--home", str(home), "--index-url", index.url, "--core", str(tmp_path / "core.toml"),
                              "--core-lock", str(tmp_path / "lock.txt")]
 
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
@@ -86,11 +87,8 @@ def _resolved(argv, capsys):
 
 
 def test_a_hard_conflict_behind_a_source_only_package_is_told_first_and_no_build_is_suggested(policy_home, capsys):
-    home, index, argv = policy_home(static=True)
-    try:
-        code, receipt = _resolved(argv, capsys)
-    finally:
-        index.stop()
+    home, argv = policy_home(static=True)
+    code, receipt = _resolved(argv, capsys)
     assert code == 3
     assert [f["kind"] for f in receipt["conflict"]["findings"]] == ["conflict"]
     assert "onlysrc 1.0 requires helper>=2" in receipt["conflict"]["message"]
@@ -100,22 +98,16 @@ def test_a_hard_conflict_behind_a_source_only_package_is_told_first_and_no_build
 
 
 def test_a_build_that_would_resolve_is_a_checked_step(policy_home, capsys):
-    home, index, argv = policy_home(static=True, needs="helper>=1")
-    try:
-        code, receipt = _resolved(argv, capsys)
-    finally:
-        index.stop()
+    home, argv = policy_home(static=True, needs="helper>=1")
+    code, receipt = _resolved(argv, capsys)
     assert code == 3 and receipt["conflict"]["findings"][0]["kind"] == "sdist-only"
     (step,) = [s for s in receipt["next_steps"] if "--allow-build" in s["command"]]
     assert step["checked"] is True and step["why"].startswith("checked: the set resolves with onlysrc built")
 
 
 def test_a_dynamic_sdist_makes_the_build_step_not_checked(policy_home, capsys):
-    home, index, argv = policy_home(static=False)
-    try:
-        code, receipt = _resolved(argv, capsys)
-    finally:
-        index.stop()
+    home, argv = policy_home(static=False)
+    code, receipt = _resolved(argv, capsys)
     assert code == 3 and receipt["conflict"]["findings"][0]["kind"] == "sdist-only"
     (step,) = [s for s in receipt["next_steps"] if "--allow-build" in s["command"]]
     assert step["checked"] is False and step["why"].startswith("not checked: onlysrc's source distribution does "

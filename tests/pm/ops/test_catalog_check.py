@@ -12,23 +12,17 @@ import pytest
 
 from pm.cli import main
 from pm.testing import index_from_spec, make_home
+from pm.testing.catalogs import plugin_repo
 from pm.testing.receipts import assert_valid_receipt
 
 SPEC = {"sharedlib": {"1.0": [], "2.0": []}, "tinyhttp": {"1.0": []},
         "winlib": {"1.0": {"tags": ["py3-none-win_amd64"]}}}
-GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main"]
 
 
 def _repo(folder: Path, name: str, requirements: list[str]) -> tuple[str, str]:
-    """A real git repository holding one plugin; (its path, the commit)."""
-    repo = folder / f"{name}.git"
-    repo.mkdir(parents=True)
-    (repo / "plugin.yaml").write_text(json.dumps({"name": name, "pip_dependencies": requirements}))
-    (repo / "__init__.py").write_text("")
-    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", name]):
-        subprocess.run([*GIT, *argv], cwd=repo, check=True)
-    commit = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True)
-    return str(repo), commit.stdout.strip()
+    """A real git repository holding one plugin (pm.testing.catalogs); (its path, the commit)."""
+    repo, commit = plugin_repo(folder, name, requirements)
+    return str(repo), commit
 
 
 @pytest.fixture(scope="module")

@@ -21,18 +21,13 @@ from pm.install import install, installed_records
 from pm.ops.repin import widened
 from pm.ops.update import update
 from pm.testing import index_from_spec, make_home
+from pm.testing.catalogs import plugin_repo, recommit
 
-GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main"]
 SPEC = {"tinyhttp": {"1.0": [], "1.5": [], "2.0": []}, "sharedlib": {"1.0": [], "2.0": []}}
 
 
 def _commit(repo: Path, requirements: list[str]) -> str:
-    (repo / "plugin.yaml").write_text(json.dumps({"name": "web", "pip_dependencies": requirements}))
-    (repo / "__init__.py").write_text("")
-    subprocess.run([*GIT, "add", "."], cwd=repo, check=True)
-    subprocess.run([*GIT, "commit", "--quiet", "--allow-empty", "-m", "x"], cwd=repo, check=True)
-    return subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return recommit(repo, "web", requirements)
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +40,7 @@ def index(tmp_path_factory):
 def setup(tmp_path: Path, monkeypatch, index):
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
-    repo = tmp_path / "web.git"
-    repo.mkdir()
-    subprocess.run([*GIT, "init", "--quiet"], cwd=repo, check=True)
-    first = _commit(repo, ["tinyhttp>=1.0,<2"])
+    repo, first = plugin_repo(tmp_path, "web", ["tinyhttp>=1.0,<2"])
     (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['sharedlib']\n")
     (tmp_path / "lock.txt").write_text("sharedlib==1.0\n")
     catalog = tmp_path / "catalog.json"
