@@ -55,7 +55,7 @@ class Fix:
 
 
 def checked_fixes(inputs: Inputs, conflict: Conflict, policy: Policy, home: Path | None, *,
-                  admission: bool = False, source: Source | None = None) -> list[Fix]:
+                  admission: bool = False, source: Source | None = None, tried: Tried | None = None) -> list[Fix]:
     """The remedies for ``conflict`` that resolve (module docstring), in the order they help most:
     setting aside a partner, then relaxing a pin, then allowing a build; on ``source`` (the one
     the refused resolve read, so its pages are reused), else on a new one."""
@@ -63,8 +63,9 @@ def checked_fixes(inputs: Inputs, conflict: Conflict, policy: Policy, home: Path
 
     if source is None:
         with source_of(inputs) as own:
-            return checked_fixes(inputs, conflict, policy, home, admission=admission, source=own)
-    check = _Checks(inputs, source, policy, home, time.monotonic() + BUDGET)
+            return checked_fixes(inputs, conflict, policy, home, admission=admission, source=own, tried=tried)
+    check = _Checks(inputs, source, policy, home, time.monotonic() + BUDGET, conflict.candidate,
+                    {} if tried is None else tried)
     return [*check.set_aside(_to_set_aside(conflict, admission)), *check.relax(_pins_to_relax(conflict, inputs.union)),
             *check.builds(_sdist_only(conflict))]
 
@@ -78,6 +79,8 @@ class _Checks:
     policy: Policy
     home: Path | None
     deadline: float
+    candidate: str | None
+    tried: Tried
 
     def _in_time(self, items: list[Any]) -> Iterator[Any]:
         for item in items[:_MAX_CHECKS]:
@@ -104,31 +107,47 @@ class _Checks:
 
     def builds(self, packages: list[str]) -> Iterator[Fix]:
         for package in self._in_time(packages):
-            fix = _allow_build(self.inputs, self.source, self.policy, package, self.home)
+            fix = _allow_build(self.inputs, self.source, self.policy, package, self.home, self.candidate, self.tried)
             if fix is not None:
                 yield fix
 
 
-def hard_behind_policy(inputs: Inputs, conflict: Conflict, policy: Policy, source: Source) -> Conflict | None:
+#: Resolves with builds allowed, by the set of packages allowed: what each ended in (None: it
+#: resolved). One refusal's hard-behind-policy check and its --allow-build check share one, so
+#: the same resolve is never run twice.
+Tried = dict[frozenset[str], PmError | None]
+
+
+def with_builds(inputs: Inputs, source: Source, policy: Policy, packages: list[str], candidate: str | None,
+                tried: Tried) -> PmError | None:
+    """Resolve with ``packages`` allowed to be built (judged on the sdists' static metadata,
+    nothing built); what it ended in, None when it resolved. Remembered in ``tried``."""
+    from ..resolver.resolve import resolve_union
+
+    key = frozenset(canonicalize_name(p) for p in packages)
+    if key not in tried:
+        allowed = replace(policy, allow_builds=policy.allow_builds | key)
+        try:
+            resolve_union(inputs.union, inputs.target, source, allowed, candidate=candidate, max_rounds=ROUNDS)
+            tried[key] = None
+        except PmError as exc:
+            tried[key] = exc
+    return tried[key]
+
+
+def hard_behind_policy(inputs: Inputs, conflict: Conflict, policy: Policy, source: Source,
+                       tried: Tried | None = None) -> Conflict | None:
     """The hard conflict a refusal for source-only packages hides: resolved with those builds
     allowed (on the sdists' static metadata, nothing built), the set still has no resolution.
     None when it then resolves, when the metadata is dynamic (only a build would tell), or when
     every finding is not about builds."""
-    from ..index.base import MetadataUnavailable
     from ..resolver import Conflict as Refused
-    from ..resolver.resolve import resolve_union
 
     packages = _sdist_only(conflict)
     if not packages or any(f.kind != "sdist-only" and f.dead_end is None for f in conflict.findings):
         return None
-    allowed = replace(policy, allow_builds=policy.allow_builds | {canonicalize_name(p) for p in packages})
-    try:
-        resolve_union(inputs.union, inputs.target, source, allowed, candidate=conflict.candidate, max_rounds=ROUNDS)
-    except Refused as hard:
-        return hard if _sdist_only(hard) != packages else None
-    except (MetadataUnavailable, PmError):
-        return None
-    return None
+    ended = with_builds(inputs, source, policy, packages, conflict.candidate, {} if tried is None else tried)
+    return ended if isinstance(ended, Refused) and _sdist_only(ended) != packages else None
 
 
 def _sdist_only(conflict: Conflict) -> list[str]:
@@ -139,22 +158,20 @@ def _sdist_only(conflict: Conflict) -> list[str]:
     return list(dict.fromkeys(name.split("[")[0] for name in found))
 
 
-def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, home: Path | None) -> Fix | None:
+def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, home: Path | None,
+                 candidate: str | None, tried: Tried) -> Fix | None:
     """``--allow-build package`` when the set resolves with it: checked on the sdist's static
     metadata (PKG-INFO, no build); "not checked" when the sdist's requirements are dynamic; None
     (dropped) when the set would still not resolve — a hard conflict a build cannot lift."""
     from ..index.base import MetadataUnavailable
-    from ..resolver.resolve import resolve_union
 
     command = hermes("pm", "resolve", "--allow-build", package, home=home)
-    allowed = replace(policy, allow_builds=policy.allow_builds | {canonicalize_name(package)})
-    try:
-        resolve_union(inputs.union, inputs.target, source, allowed, max_rounds=ROUNDS)
-    except MetadataUnavailable as exc:
+    ended = with_builds(inputs, source, policy, [package], candidate, tried)
+    if isinstance(ended, MetadataUnavailable):
         return Fix(command, f"not checked: {package}'s source distribution does not state its requirements "
-                            f"statically ({exc}), so only a build would tell whether the set then resolves",
+                            f"statically ({ended}), so only a build would tell whether the set then resolves",
                    checked=False)
-    except PmError:
+    if ended is not None:
         return None
     return Fix(command, f"checked: the set resolves with {package} built from its source distribution (its "
                         "static metadata read, nothing built yet); building runs its build backend (opt-in)")

@@ -105,16 +105,17 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
 
 def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: Source) -> None:
     from ..records import conflict_steps, conflict_to_json
-    from .fixes import checked_fixes, hard_behind_policy
+    from .fixes import Tried, checked_fixes, hard_behind_policy
 
     receipt = txn.receipt
-    hard = hard_behind_policy(txn.gathered, conflict, policy, source)
+    tried: Tried = {}  # the resolves with builds allowed, shared by the two checks below
+    hard = hard_behind_policy(txn.gathered, conflict, policy, source, tried)
     if hard is not None:  # hard before policy: building would not help, so the collision is told
         receipt.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
         conflict = hard
     receipt.conflict = conflict_to_json(conflict)
     admission, home = receipt.kind == "admit", txn.options.shown_home
-    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source)
+    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source, tried=tried)
     aside = [f for f in fixes if " disable " in f.command]
     steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
     retry = steps[:1] if aside and conflict.candidate is not None else []
