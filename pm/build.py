@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -100,17 +101,67 @@ def _sha256(path: Path) -> str:
     return file_sha256(path)
 
 
-def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress: Progress) -> Generation:
-    """Create, fill, verify and record a new generation; raises UvError, VerifyError, HashMismatch
-    or StoreError, leaving at most an incomplete folder behind (never a selected one)."""
+class Started:
+    """A new generation's folder whose venv uv is making on a thread of its own (:func:`start`),
+    so that the resolver (or the frozen sync's checks) and ``uv venv`` run at the same time."""
+
+    def __init__(self, gid: str, path: Path, make_venv: Callable[[], object]) -> None:
+        self.gid, self.path = gid, path
+        self._failure: list[BaseException] = []
+        self._thread = threading.Thread(target=self._run, args=(make_venv,), name="pm-venv")
+        self._thread.start()
+
+    def _run(self, make_venv: Callable[[], object]) -> None:
+        try:
+            make_venv()
+        except BaseException as failure:  # handed to the thread that waits (wait())
+            self._failure.append(failure)
+
+    def wait(self) -> None:
+        """Block until the venv exists; raise what creating it raised (a UvError)."""
+        self._thread.join()
+        if self._failure:
+            raise self._failure[0]
+
+    def settle(self) -> None:
+        """Block until uv is done, whatever came of it (before a failure removes the folder)."""
+        self._thread.join()
+
+    def discard(self, store: Store) -> None:
+        """Wait for uv, then remove the folder: the build it was started for will not happen."""
+        self.settle()
+        try:
+            store.remove_tree(self.path)
+        except OSError:  # (a StoreError too) left for the next run's clean-up, under the home lock
+            pass
+
+
+def start(inputs: Inputs, uv: Uv, store: Store) -> Started:
+    """Create a new generation's folder and start ``uv venv`` in it on another thread; the venv
+    depends on the target alone, not on the resolution. :func:`build` waits for it."""
+    gid, path = generations.create(inputs.home, store, inputs.fingerprint)
+    pause_point("venv", inputs.home, store)
+    argv = ("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(path / "venv"))
+    return Started(gid, path, lambda: uv.run(*argv))
+
+
+def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress: Progress,
+          started: Started | None = None) -> Generation:
+    """Fill (after :func:`start`, unless ``started`` is given), verify and record a new generation;
+    raises UvError, VerifyError, HashMismatch or StoreError, leaving at most an incomplete folder
+    behind (never a selected one)."""
     home = inputs.home
-    gid, path = generations.create(home, store, inputs.fingerprint)
+    started = started or start(inputs, uv, store)
+    gid, path = started.gid, started.path
     venv = path / "venv"
     progress(f"creating generation {gid}")
-    pause_point("venv", home, store)
-    uv.run("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(venv))
-    requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode(),
-                                     mode=0o600)  # file URLs: private, as the generation's record
+    try:
+        requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode(),
+                                         mode=0o600)  # file URLs: private, as the generation's record
+    except BaseException:
+        started.settle()  # uv is done with the folder before the caller removes it
+        raise
+    started.wait()
     pause_point("install", home, store)
     install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
             index_urls=(*inputs.settings.index_urls, *inputs.settings.find_link_pages))

@@ -30,7 +30,8 @@ from .resolve import resolve_in
 from .transaction import Result, Transaction, cache_dir, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Resolution
+    from pm.build import Started
+    from pm.resolver import Resolution
 
 ALREADY = "already in sync"
 _log = logging.getLogger("pm.steps")
@@ -76,10 +77,16 @@ def obtain(txn: Transaction, inputs: Inputs,
         txn.receipt.warnings.append(found.damaged)
     if found.generation is not None:
         return Obtained(found.generation, "reused")
-    resolved = resolution()
+    started = start_generation(txn, inputs)  # uv makes the venv while the resolver works
+    try:
+        resolved = resolution()
+    except BaseException:
+        started.discard(txn.store)
+        raise
     if resolved is None:
+        started.discard(txn.store)
         return None
-    return Obtained(build_generation(txn, inputs, resolved), "built")
+    return Obtained(build_generation(txn, inputs, resolved, started), "built")
 
 
 def _remove_incomplete(txn: Transaction) -> None:
@@ -95,15 +102,26 @@ def _refuse_foreign(inputs: Inputs) -> None:
                          "machine: --python-version and --platform are for `hermes pm resolve` and `hermes pm export`")
 
 
-def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -> generations.Generation:
-    """Build a new generation with uv (not selected yet); never for a foreign target."""
+def start_generation(txn: Transaction, inputs: Inputs) -> Started:
+    """A new generation's folder, its venv being made by uv on another thread (:func:`pm.build.start`)."""
     _refuse_foreign(inputs)
-    from ..build import build  # uv and the build load only when there is work
+    from pm.build import start  # uv and the build load only when there is work
 
-    started = time.perf_counter()
     with cleaning_up(txn):
-        built = build(inputs, resolution, Uv(cache_dir() / "uv"), txn.store, txn.reporter.progress)
-    _log.info("build: generation %s, %d packages, in %.3fs", built.id, len(resolution.pins), time.perf_counter() - started)
+        return start(inputs, Uv(cache_dir() / "uv"), txn.store)
+
+
+def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution,
+                     started: Started | None = None) -> generations.Generation:
+    """Build a new generation with uv (not selected yet), in ``started`` when given; never for a
+    foreign target."""
+    _refuse_foreign(inputs)
+    from pm.build import build
+
+    began = time.perf_counter()
+    with cleaning_up(txn):
+        built = build(inputs, resolution, Uv(cache_dir() / "uv"), txn.store, txn.reporter.progress, started)
+    _log.info("build: generation %s, %d packages, in %.3fs", built.id, len(resolution.pins), time.perf_counter() - began)
     return built
 
 
