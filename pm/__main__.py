@@ -1,8 +1,10 @@
 """``python -m pm <command>`` is ``hermes pm <command>``; an identical resolve over unchanged
-files is answered by :mod:`pm.cli.shortcut` before the rest of pm is loaded."""
+files is answered by :mod:`pm.cli.shortcut` before the rest of pm is loaded; the process ends
+without finalizing the interpreter (:mod:`pm.cli._exit`)."""
 
 import sys
 
+from pm.cli._exit import leave
 from pm.cli.shortcut import answer
 
 ENTRY = "python -m pm"
@@ -12,4 +14,4 @@ if code is None:
     from pm.cli import main
 
     code = main(sys.argv[1:], entry=ENTRY)
-sys.exit(code)
+leave(code)

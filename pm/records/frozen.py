@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from pm.base.errors import InputError, PmError, Problem
 from pm.base.files import read_text
-from pm.index.findlinks import file_sha256
-from pm.index.http import split_credentials
 from pm.inputs.union import Origin
 from pm.records.sections import resolution_from_json
 from pm.resolver import Pin, Resolution
@@ -186,6 +184,10 @@ def read_frozen(path: Path, target: Target) -> Frozen:
 
 def _without_credentials(resolution: Resolution) -> tuple[Resolution, tuple[str, ...]]:
     """The resolution with every pin URL's ``user:password@`` taken out, and those URLs."""
+    if not any("@" in pin.link.url for pin in resolution.pins):  # no user:password@ anywhere
+        return resolution, ()  # (and pm.index.http, with http.client and ssl, stays unloaded)
+    from pm.index.http import split_credentials
+
     pins, credentials = [], []
     for pin in resolution.pins:
         clean, authorization = split_credentials(pin.link.url)
@@ -283,6 +285,8 @@ def _local_file(pin: Pin, folders: Sequence[Path]) -> tuple[Path | None, tuple[P
         candidate = folder / pin.link.filename
         if not candidate.is_file():
             continue
+        from pm.index.findlinks import file_sha256  # only for a file in a --find-links folder
+
         digest = file_sha256(candidate)
         if digest == pin.link.sha256:
             return candidate.absolute(), None

@@ -22,7 +22,6 @@ from pathlib import Path
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from pm.index._metadata import parse_metadata
 from pm.index.base import IndexFailure, Metadata
 from pm.resolver import Pin, Resolution
 from pm.resolver.model import Unverified
@@ -54,6 +53,8 @@ def check_unverified(site_packages: Path, resolution: Resolution) -> None:
     pins = [pin for pin in resolution.pins if pin.unverified is not None]
     if not pins:
         return
+    from pm.index._metadata import parse_metadata  # (email.parser: loaded only when there is work)
+
     folders = _dist_info(site_packages)
     for pin in pins:
         folder = folders.get((pin.name, pin.version))
