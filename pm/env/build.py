@@ -101,31 +101,39 @@ def _sha256(path: Path) -> str:
     return file_sha256(path)
 
 
-class Started:
-    """A new generation's folder whose venv uv is making on a thread of its own (:func:`start`),
-    so that the resolver (or the frozen sync's checks) and ``uv venv`` run at the same time."""
+class Background:
+    """One call on a thread of its own (a uv run: the thread waits on uv, the GIL is free);
+    :meth:`wait` hands its failure to the waiting thread."""
 
-    def __init__(self, gid: str, path: Path, make_venv: Callable[[], object]) -> None:
-        self.gid, self.path = gid, path
+    def __init__(self, call: Callable[[], object], name: str) -> None:
         self._failure: list[BaseException] = []
-        self._thread = threading.Thread(target=self._run, args=(make_venv,), name="pm-venv")
+        self._thread = threading.Thread(target=self._run, args=(call,), name=name)
         self._thread.start()
 
-    def _run(self, make_venv: Callable[[], object]) -> None:
+    def _run(self, call: Callable[[], object]) -> None:
         try:
-            make_venv()
-        except BaseException as failure:  # handed to the thread that waits (wait())
+            call()
+        except BaseException as failure:  # handed to the thread that waits
             self._failure.append(failure)
 
     def wait(self) -> None:
-        """Block until the venv exists; raise what creating it raised (a UvError)."""
+        """Block until the call is done; raise what it raised."""
         self._thread.join()
         if self._failure:
             raise self._failure[0]
 
     def settle(self) -> None:
-        """Block until uv is done, whatever came of it (before a failure removes the folder)."""
+        """Block until the call is done, whatever came of it (before a failure goes on)."""
         self._thread.join()
+
+
+class Started(Background):
+    """A new generation's folder whose venv uv is making on a thread of its own (:func:`start`),
+    so that the resolver and ``uv venv`` run at the same time."""
+
+    def __init__(self, gid: str, path: Path, make_venv: Callable[[], object]) -> None:
+        self.gid, self.path = gid, path
+        super().__init__(make_venv, "pm-venv")
 
     def discard(self, store: Store) -> None:
         """Wait for uv, then remove the folder: the build it was started for will not happen."""
@@ -300,7 +308,17 @@ def members(inputs: Inputs) -> list[dict[str, Any]]:
 def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> None:
     """Every pin present at its version and nothing else installed, metadata read by range equal to what was installed
     (:mod:`pm.records.recheck`; a mismatch is an IndexFailure naming the file), and ``uv pip check``
-    content."""
+    content. uv checks on another thread while pm checks its part; pm's failure is told first."""
+    check = Background(lambda: uv.run("pip", "check", "--python", str(venv / "bin" / "python")), "pm-check")
+    try:
+        _verify_pins(venv, python_version, resolution)
+    except BaseException:
+        check.settle()
+        raise
+    check.wait()
+
+
+def _verify_pins(venv: Path, python_version: str, resolution: Resolution) -> None:
     site = generations.site_packages(venv, python_version)
     installed = generations.installed_versions(site)
     wrong = [f"{p.name}=={p.version} (found {installed.get(p.name, 'nothing')})"
@@ -311,4 +329,3 @@ def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> N
     if wrong:
         raise VerifyError(f"{venv}: the new generation does not hold exactly what was resolved: {', '.join(wrong)}")
     check_unverified(site, resolution)
-    uv.run("pip", "check", "--python", str(venv / "bin" / "python"))
