@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pm.base.uv import Uv
+from pm.base.uv import Uv, UvError
 from pm.env import generations
 from pm.env.build import VerifyError, verify
 from pm.records.sections import resolution_from_json
@@ -108,6 +108,26 @@ def test_a_generation_holding_more_than_its_pins_is_refused(home: Path, other_wh
 
     with pytest.raises(VerifyError, match=r"other 6\.6\.6 \(not in the resolution\)"):
         verify(venv, python_version, resolution, Uv(tmp_path / "uv-cache", binary=uv_bin))
+
+
+def test_uv_pip_check_still_refuses_a_generation_whose_pins_are_not_consistent(
+        home: Path, wheels: Path, capsys, uv_bin: str, tmp_path: Path) -> None:
+    """uv pip check runs beside pm's own checks (on a thread of its own); its failure still fails
+    the verification: beta installed alone, without the alpha it requires."""
+    assert pm(capsys, home, "sync", "--json").code == 0
+    built = generations.selected(home)
+    assert built is not None
+    (beta,) = [p for p in built.record["resolution"]["packages"] if p["name"] == "beta"]
+    venv = tmp_path / "alone" / "venv"
+    subprocess.run([uv_bin, "venv", "--quiet", str(venv)], check=True)
+    subprocess.run([uv_bin, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), "--no-deps",
+                    "--offline", "--no-index", str(wheels / beta["file"]["filename"])], check=True)
+    resolution = resolution_from_json({"packages": [beta]})
+    python_version = built.record["target"]["markers"]["python_version"]
+
+    with pytest.raises(UvError, match=r"uv pip check` exited with 1") as raised:
+        verify(venv, python_version, resolution, Uv(tmp_path / "uv-cache", binary=uv_bin))
+    assert "alpha" in raised.value.output
 
 
 def _receipt_of(count: int) -> dict:
