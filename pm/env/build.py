@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -27,6 +26,7 @@ from pm.base.store import Store
 from pm.base.uv import Uv, UvError, uv_version
 from pm.env import generations
 from pm.env.generations import Generation
+from pm.env.started import Background, Started, start
 from pm.inputs.collect import Inputs
 from pm.inputs.settings import redact_url
 from pm.records.recheck import check_unverified
@@ -99,58 +99,6 @@ def _sha256(path: Path) -> str:
     from pm.index.findlinks import file_sha256
 
     return file_sha256(path)
-
-
-class Background:
-    """One call on a thread of its own (a uv run: the thread waits on uv, the GIL is free);
-    :meth:`wait` hands its failure to the waiting thread."""
-
-    def __init__(self, call: Callable[[], object], name: str) -> None:
-        self._failure: list[BaseException] = []
-        self._thread = threading.Thread(target=self._run, args=(call,), name=name)
-        self._thread.start()
-
-    def _run(self, call: Callable[[], object]) -> None:
-        try:
-            call()
-        except BaseException as failure:  # handed to the thread that waits
-            self._failure.append(failure)
-
-    def wait(self) -> None:
-        """Block until the call is done; raise what it raised."""
-        self._thread.join()
-        if self._failure:
-            raise self._failure[0]
-
-    def settle(self) -> None:
-        """Block until the call is done, whatever came of it (before a failure goes on)."""
-        self._thread.join()
-
-
-class Started(Background):
-    """A new generation's folder whose venv uv is making on a thread of its own (:func:`start`),
-    so that the resolver and ``uv venv`` run at the same time."""
-
-    def __init__(self, gid: str, path: Path, make_venv: Callable[[], object]) -> None:
-        self.gid, self.path = gid, path
-        super().__init__(make_venv, "pm-venv")
-
-    def discard(self, store: Store) -> None:
-        """Wait for uv, then remove the folder: the build it was started for will not happen."""
-        self.settle()
-        try:
-            store.remove_tree(self.path)
-        except OSError:  # (a StoreError too) left for the next run's clean-up, under the home lock
-            pass
-
-
-def start(inputs: Inputs, uv: Uv, store: Store) -> Started:
-    """Create a new generation's folder and start ``uv venv`` in it on another thread; the venv
-    depends on the target alone, not on the resolution. :func:`build` waits for it."""
-    gid, path = generations.create(inputs.home, store, inputs.fingerprint)
-    pause_point("venv", inputs.home, store)
-    argv = ("venv", "--quiet", "--python", inputs.target.python, "--no-project", str(path / "venv"))
-    return Started(gid, path, lambda: uv.run(*argv))
 
 
 def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress: Progress,

@@ -30,7 +30,7 @@ from pm.ops.resolve import resolve_in
 from pm.ops.transaction import Result, Transaction, cache_dir, transaction
 
 if TYPE_CHECKING:
-    from pm.env.build import Started
+    from pm.env.started import Started
     from pm.resolver import Resolution
 
 ALREADY = "already in sync"
@@ -77,7 +77,7 @@ def obtain(txn: Transaction, inputs: Inputs,
         txn.receipt.warnings.append(found.damaged)
     if found.generation is not None:
         return Obtained(found.generation, "reused")
-    started = start_generation(txn, inputs)  # uv makes the venv while the resolver works
+    started = start_generation(txn, inputs)  # the venv is made while the resolver works
     try:
         resolved = resolution()
     except BaseException:
@@ -103,9 +103,9 @@ def _refuse_foreign(inputs: Inputs) -> None:
 
 
 def start_generation(txn: Transaction, inputs: Inputs) -> Started:
-    """A new generation's folder, its venv being made by uv on another thread (:func:`pm.env.build.start`)."""
+    """A new generation's folder, its venv being made on another thread (:func:`pm.env.started.start`)."""
     _refuse_foreign(inputs)
-    from pm.env.build import start  # uv and the build load only when there is work
+    from pm.env.started import start  # the build loads only when there is work
 
     with cleaning_up(txn):
         return start(inputs, Uv(cache_dir() / "uv"), txn.store)

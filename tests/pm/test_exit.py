@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+from pm.cli._exit import _others_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,3 +60,14 @@ def test_python_m_pm_under_cprofile_still_writes_the_profile(tmp_path: Path) -> 
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert stats.stat().st_size > 0
+
+
+def test_a_running_non_daemon_thread_is_what_keeps_the_normal_exit() -> None:
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait)
+    worker.start()
+    try:
+        assert _others_running()
+    finally:
+        release.set()
+        worker.join()

@@ -32,7 +32,7 @@ def changed(home: Path, capsys) -> generations.Generation:
 @pytest.mark.parametrize(("uv", "detail"), [
     ("/nonexistent", "uv failed: cannot run '/nonexistent': not found (pm runs the uv of the 'uv' package, "
                      "or $HERMES_PM_UV)"),
-    ("/bin/false", "uv failed: `/bin/false venv` exited with 1 (no output)"),
+    ("/bin/false", "uv failed: `/bin/false pip install` exited with 1 (no output)"),
 ])
 def test_uv_missing_or_failing(home: Path, changed, capsys, monkeypatch, uv: str, detail: str) -> None:
     before = state_bytes(home)
