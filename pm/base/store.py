@@ -51,10 +51,12 @@ class Store:
             raise StoreError(path, f"cannot create folder: {exc.strerror or exc}") from exc
         return path
 
-    def write_bytes(self, path: Path, data: bytes, *, mode: int | None = None) -> Path:
+    def write_bytes(self, path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> Path:
         """Replace ``path`` with ``data`` atomically; the file gets ``mode`` before it appears.
         Without one, a file that exists keeps its own (a config.yaml made 0600 because it holds
-        an index token stays 0600) and a new one is 0644."""
+        an index token stays 0600) and a new one is 0644. ``durable=False`` skips the two fsyncs
+        (file and folder) for a file whose loss a crash makes harmless: one inside a generation
+        that is not complete yet, whose venv uv writes without fsync anyway."""
         self.check(path)
         self.mkdir(path.parent)
         if mode is None:
@@ -66,12 +68,14 @@ class Store:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
                     handle.flush()
-                    os.fsync(handle.fileno())
+                    if durable:
+                        os.fsync(handle.fileno())
                 os.replace(temp, path)
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
                 raise
-            _fsync_dir(path.parent)
+            if durable:
+                _fsync_dir(path.parent)
         except OSError as exc:
             raise StoreError(path, f"cannot write: {exc.strerror or exc}") from exc
         return path

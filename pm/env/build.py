@@ -113,7 +113,8 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     progress(f"creating generation {gid}")
     try:
         requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode(),
-                                         mode=0o600)  # file URLs: private, as the generation's record
+                                         mode=0o600,  # file URLs: private, as the generation's record
+                                         durable=False)  # the generation is complete only with generation.json
     except BaseException:
         started.settle()  # uv is done with the folder before the caller removes it
         raise

@@ -4,6 +4,9 @@ keeps reading it whole, a crash leaves old or new, never half) and confined to i
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,32 @@ def test_a_write_replaces_the_file_and_never_changes_it_in_place(tmp_path: Path)
         assert reader.read() == b'{"selected": "old"}'
     assert path.stat().st_ino != inode and path.read_bytes() == b'{"selected": "new one"}'
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary file left
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_a_write_that_need_not_be_durable_is_as_atomic_and_skips_only_the_fsyncs(tmp_path: Path, durable: bool) -> None:
+    """``durable=False`` (a file inside an incomplete generation) is still a new file renamed over
+    the old, with its mode; only the fsync of the file and of its folder are left out (counted by
+    strace on a real process)."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed: cannot count the fsync calls")
+    target = tmp_path / "requirements.txt"
+    target.write_bytes(b"old")
+    inode = target.stat().st_ino
+    code = (f"from pathlib import Path; from pm.base.store import Store; "
+            f"Store(Path({str(tmp_path)!r})).write_bytes(Path({str(target)!r}), b'new', mode=0o600, durable={durable})")
+    log = tmp_path / "strace.log"
+    done = subprocess.run([strace, "-f", "-e", "trace=fsync,fdatasync", "-o", str(log), sys.executable, "-c", code],
+                          capture_output=True, text=True, check=False, cwd=Path(__file__).resolve().parents[2])
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip(f"strace cannot trace here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes() == b"new" and target.stat().st_ino != inode
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt", "strace.log"]
+    fsyncs = [line for line in log.read_text().splitlines() if "fsync(" in line]
+    assert len(fsyncs) == (2 if durable else 0), fsyncs
 
 
 def test_selecting_a_generation_replaces_state_json(tmp_path: Path) -> None:
