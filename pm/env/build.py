@@ -1,4 +1,5 @@
-"""Build one generation from a resolution with uv: venv, install exactly the pins, verify, record.
+"""Build one generation from a resolution with uv: venv (started before the resolution, by
+:mod:`pm.env.started`), install exactly the pins, verify, record.
 
 uv is told exactly which files to install (URL + sha256 each, ``--no-deps``, ``--require-hashes``,
 no index, no builds): it resolves nothing, and refuses a file whose bytes do not match the sha256
