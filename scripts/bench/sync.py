@@ -9,13 +9,15 @@ Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,20
    Target (issue 22): a no-op at most twice that uv pip compile; the per-plugin slope is printed.
 2. Build: the realistic workload (~40 packages). With warm caches, the median time of a
    `python -m pm sync` that must build (each run one plugin requirement gains a different
-   `!=0.0.N` exclusion: the inputs change, the resolution does not): resolve + `uv venv` +
-   `uv pip install` of the hashed files + verify + select; against `uv venv` + `uv pip install
+   `!=0.0.N` exclusion: the inputs change, the resolution does not): resolve (the venv made
+   meanwhile) + `uv pip install` of the hashed files + verify + select; against `uv venv` + `uv pip install
    --no-deps -r` of the same pins with hashes into a fresh venv (plain `name==version --hash`
    lines with --index-url, and pm's own form, direct URLs with --no-index). Target (issue 4):
    <= 1.5x. The build step alone: `python -m pm sync --from pylock.toml` (a frozen sync, no
-   resolver; each run's file is exported, untimed, after the inputs change) against the same. One more sync, through a shim on HERMES_PM_UV that logs each uv call, splits the
-   build into uv's time and pm's own.
+   resolver; each run's file is exported, untimed, after the inputs change) against the same. The
+   four are run in turns, one of each per round, so that a change of the machine's load between
+   rounds moves pm's and uv's figures alike. One more sync, through a shim on HERMES_PM_UV that
+   logs each uv call, splits the build into uv's time and pm's own.
 --mode picks the local index's headers (see resolve.py; default revalidate, LocalIndex's stock
 max-age=0, under which a warm uv revalidates every page: with pypi a warm uv compile sends no
 request at all, a harder bar for the no-op). uv targets the real executable behind --python (a venv's symlink or a pyenv shim resolved), so
@@ -26,6 +28,7 @@ This is a benchmark script, not a test: it prints figures and never fails on the
 from __future__ import annotations
 
 import shutil
+import statistics
 import sys
 from pathlib import Path
 
@@ -159,31 +162,30 @@ def frozen_sync(
 
 
 def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> list[str]:
+    """pm's building sync and frozen sync, and uv's two pairs, run in turns (one of each per round,
+    medians over the rounds): on a shared machine a change of load then moves both sides alike."""
     layout = workloads.write(workload, folder)
     env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
     h.run(h.pm_argv(args.python, "sync", layout, url), env)  # cold build: warms every cache
+    plain, direct = _pins(layout, args.python, url, env)
+    pairs = []
+    for pins, index in ((plain, ["--index-url", url]), (direct, ["--no-index"])):
+        cache = folder / f"uv-cache-{pins.stem}"
+        uv_install(args.target, folder / "venv", pins, cache, index)  # warm the cache
+        pairs.append((pins, cache, index))
 
     def ours(i: int) -> float:
         _change_inputs(layout, workload, i)
         return h.run(h.pm_argv(args.python, "sync", layout, url), env)[0]
 
-    sync = h.median_of(args.runs, ours)
-    frozen = h.median_of(args.runs, lambda i: frozen_sync(args, layout, workload, url, env, 500 + i))
+    rounds: list[tuple[float, ...]] = []
+    for i in range(args.runs):
+        rounds.append((ours(i), frozen_sync(args, layout, workload, url, env, 500 + i),
+                       *(uv_install(args.target, folder / "venv", pins, cache, index) for pins, cache, index in pairs)))
+    sync, frozen, *figures = (statistics.median(column) for column in zip(*rounds, strict=True))
     resolve = h.median_of(
         args.runs, lambda i: h.run(h.pm_argv(args.python, "resolve", layout, url), env)[0]
     )
-    plain, direct = _pins(layout, args.python, url, env)
-    figures = []
-    for pins, index in ((plain, ["--index-url", url]), (direct, ["--no-index"])):
-        cache = folder / f"uv-cache-{pins.stem}"
-
-        def install(
-            i: int, pins: Path = pins, cache: Path = cache, index: list[str] = index
-        ) -> float:
-            return uv_install(args.target, folder / "venv", pins, cache, index)
-
-        install(-1)  # warm the cache
-        figures.append(h.median_of(args.runs, install))
     shimmed, in_uv = uv_share(args, layout, workload, url, env)
     pins_count = sum(1 for line in plain.read_text().splitlines() if "==" in line)
     return [
