@@ -75,10 +75,23 @@ def start(inputs: Inputs, uv: Uv, store: Store) -> Started:
 
 def venv_maker(python: str, venv: Path, uv: Uv) -> Callable[[], object]:
     """What makes ``venv`` for ``python``: the standard library's venv for the running
-    interpreter, ``uv venv`` for another."""
-    if os.path.realpath(python) != os.path.realpath(sys.executable):
-        return lambda: uv.run("venv", "--quiet", "--python", python, "--no-project", str(venv))
-    return lambda: stdlib_venv(venv)
+    interpreter (when it has its ``venv`` module), ``uv venv`` for another."""
+    def make() -> None:
+        if os.path.realpath(python) == os.path.realpath(sys.executable) and _has_venv_module():
+            stdlib_venv(venv)
+        else:
+            uv.run("venv", "--quiet", "--python", python, "--no-project", str(venv))
+
+    return make
+
+
+def _has_venv_module() -> bool:
+    """Whether the standard library's ``venv`` can be imported (some distributions ship it apart)."""
+    try:
+        import venv  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def stdlib_venv(venv: Path) -> None:
@@ -90,5 +103,3 @@ def stdlib_venv(venv: Path) -> None:
         builder.EnvBuilder(symlinks=True).create(str(venv))
     except OSError as exc:
         raise StoreError(venv, f"cannot create the venv: {exc.strerror or exc}") from exc
-
-

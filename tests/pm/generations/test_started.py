@@ -87,3 +87,18 @@ def test_a_venv_that_cannot_be_made_is_a_store_error_naming_the_folder(tmp_path:
     with pytest.raises(StoreError) as raised:
         stdlib_venv(venv)
     assert raised.value.path == venv and str(raised.value).startswith(f"{venv}: cannot create the venv: ")
+
+
+def test_a_python_without_its_venv_module_gets_uvs_venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some distributions ship ``venv`` apart from the interpreter: then uv makes the venv."""
+    from pm.base.uv import Uv
+    from pm.env.started import venv_maker
+
+    monkeypatch.setitem(sys.modules, "venv", None)  # `import venv` raises ImportError, as where it is missing
+    venv = tmp_path / "venv"
+    venv_maker(sys.executable, venv, Uv(tmp_path / "uv-cache"))()
+    assert "uv = " in (venv / "pyvenv.cfg").read_text()
+    monkeypatch.delitem(sys.modules, "venv")
+    ours = tmp_path / "ours"
+    venv_maker(sys.executable, ours, Uv(tmp_path / "uv-cache"))()
+    assert "uv = " not in (ours / "pyvenv.cfg").read_text() and (ours / "bin" / "python").exists()
