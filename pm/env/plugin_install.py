@@ -35,6 +35,7 @@ from pm.base.names import BadName, check_name
 from pm.base.store import Store
 from pm.base.urls import redact_url
 from pm.base.uv import die_with_parent
+from pm.base.watch import UNWATCHED, Watch
 from pm.index.base import IndexFailure
 from pm.index.http import HashingSink, HttpClient, split_credentials
 from pm.inputs.catalog import Catalog, CatalogRefusal, Entry, refusal_here
@@ -434,14 +435,15 @@ _LEFTOVERS = (".staging-", ".removing-")
 _BACKUP = ".backup-"
 
 
-def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = ()) -> list[str]:
+def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = (), *, watch: Watch = UNWATCHED) -> list[str]:
     """Warnings for plugins ``home`` installed from a catalog that has since removed them (its kill
     list), unless ``keep`` (``pm.keep_removed``) records the user's explicit choice to keep them."""
-    from pm.base.files import read_text  # noted for pm.base.watch: a changed record is a shortcut miss
+    from pm.base.files import read_text  # noted in watch: a changed record is a shortcut miss
 
     path = home / "plugins" / METADATA_FILE
     try:
-        records = json.loads(read_text(path).text) if path.is_file() else {}
+        watch.file(path)
+        records = json.loads(read_text(path, watch=watch).text) if path.is_file() else {}
     except (PmError, ValueError):
         records = {}
     found = []
