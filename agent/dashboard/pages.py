@@ -28,6 +28,11 @@ class View:
     def button(self, action: str, label: str, **fields: str) -> Html:
         return form(self.token, action, label, fields, allowed=self.allow_actions)
 
+    def short(self, path: str) -> str:
+        """``path`` as ``$HERMES_HOME/…`` when it is inside the home (the full path is in the title)."""
+        home = self.home.rstrip("/") + "/"
+        return "$HERMES_HOME/" + path[len(home):] if path.startswith(home) else path
+
     def mode(self) -> Html:
         if self.allow_actions:
             return tag("p", "Actions are on: buttons run the same operations as the CLI.", cls="note")
@@ -44,10 +49,11 @@ class View:
             status = tag("span", "member" if member else f"sits out: {p['status']}", cls="member" if member else "out")
             act = self.button("/actions/disable" if member else "/actions/enable",
                               "disable" if member else "enable", name=p["name"])
-            declaration = p["declaration"]["file"] if p["declaration"] else "(none)"
+            declaration = self.short(p["declaration"]["file"]) if p["declaration"] else "(none)"
             rows.append([link(self.token, f"/plugins/{p['name']}", p["name"]), status, p["reason"],
                          *("member" if label in p["member_in"] else "" for label in labels),
-                         p["source"], tag("code", declaration), act])
+                         p["source"], tag("code", declaration, title=p["declaration"]["file"] if p["declaration"] else None),
+                         act])
         homes = tag("ul", *(tag("li", tag("strong", label), " ", tag("code", path)) for label, path in data["homes"]))
         notices = tag("ul", *(tag("li", n) for n in data["notices"])) if data["notices"] else ""
         body = [self.mode(), tag("p", "Homes sharing this environment:"), homes,

@@ -80,8 +80,11 @@ class Served:
         return f"{self.base}{path}?token={self.token}"
 
     def receipt(self) -> dict[str, Any]:
+        """The latest receipt, with the path of its own file (``receipt_path``, as ``--json`` gives it)."""
         data: dict[str, Any] = json.loads((self.home / "pm/receipts/latest.json").read_text())
-        return data
+        newest = sorted(p for p in (self.home / "pm/receipts").glob("*.json") if p.name != "latest.json")[-1]
+        assert json.loads(newest.read_text()) == data
+        return data | {"receipt_path": str(newest)}
 
 
 def hermes(env: dict[str, str], *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
