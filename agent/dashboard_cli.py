@@ -11,9 +11,9 @@ import argparse
 import sys
 from typing import Any
 
+from pm.base.errors import EXIT_OK
 from pm.cli._common import add_lock_option, add_resolution_options, home_of, options_from
 from pm.cli._output import say
-from pm.errors import EXIT_OK
 
 
 def register(groups: "argparse._SubParsersAction[Any]") -> None:

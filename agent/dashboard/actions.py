@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import ActivationError, MemoryPluginError
-from pm.errors import EXIT_CONFLICT, EXIT_OK, PmError
+from pm.base.errors import EXIT_CONFLICT, EXIT_OK, PmError
+from pm.inputs.settings import environment_home
 from pm.ops.messages import NOTHING_CHANGED, failure_said, refusal_lead
 from pm.ops.options import Options
-from pm.receipt import Receipt
-from pm.settings import environment_home
+from pm.records.receipt import Receipt
 
 __all__ = ["Outcome", "disable", "enable", "rollback", "run_step", "runnable", "save_settings", "told",
            "told_written"]
@@ -133,7 +133,7 @@ def save_settings(home: Path, name: str, form: Mapping[str, str]) -> Outcome:
     """``hermes memory setup NAME --set …`` with the form's values (only the schema's keys; an
     empty field keeps its default, or the secret already in ``.env``)."""
     from agent.memory_setup import SetupError, prepare_provider, run_setup, settings_schema
-    from pm.managed import check as refuse_if_managed
+    from pm.env.managed import check as refuse_if_managed
     from pm.ops.admit import choose_memory_provider
 
     messages: list[str] = []

@@ -1,7 +1,7 @@
 """The data of every page, read through what pm and the host already expose: the inputs
-(:func:`pm.inputs.gather`, :func:`pm.inputs.plugin_to_json`), readiness (:func:`pm.readiness.check`,
-as ``hermes plugins list`` judges it: nothing installed, no receipt written), ``hermes pm status``'s
-data (:func:`pm.ops.status.status`), the receipts, memory provider discovery and the host's gate.
+(:func:`pm.inputs.collect.gather`, :func:`pm.inputs.collect.plugin_to_json`), readiness
+(:func:`pm.env.readiness.check`, as ``hermes plugins list`` judges it: nothing installed, no receipt
+written), ``hermes pm status``'s data (:func:`pm.ops.status.status`), the receipts, memory provider discovery and the host's gate.
 Nothing here decides anything pm or the host decides; it only reads and arranges.
 """
 
@@ -15,12 +15,12 @@ from agent.discovery import discover_memory_providers, find_memory_provider
 from agent.errors import MemoryPluginError
 from agent.gate import ready
 from agent.secrets import read_env
-from pm import generations
-from pm.config import read_config
-from pm.inputs import gather, plugin_to_json
+from pm.env import generations
+from pm.env.readiness import check
+from pm.inputs.collect import gather, plugin_to_json
+from pm.inputs.config import read_config
+from pm.inputs.settings import Flags, environment_home
 from pm.ops.status import status
-from pm.readiness import check
-from pm.settings import Flags, environment_home
 
 __all__ = ["find_plugin", "graph_data", "history", "latest_refusal", "plugins", "provider", "providers",
            "readiness"]

@@ -28,7 +28,7 @@ from agent.dashboard import actions, reads
 from agent.dashboard.markup import Html
 from agent.dashboard.pages import View
 from agent.errors import ActivationError, MemoryPluginError
-from pm.errors import PmError
+from pm.base.errors import PmError
 from pm.ops.options import Options
 
 __all__ = ["MAX_BODY", "App", "start"]

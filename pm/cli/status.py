@@ -11,12 +11,11 @@ import argparse
 import shlex
 from typing import Any
 
-from pm import generations
+from pm.base.errors import EXIT_FAILURE, EXIT_OK
+from pm.cli._common import home_of
+from pm.cli._output import emit_json, say
+from pm.env import generations
 from pm.ops.status import status
-
-from ..errors import EXIT_FAILURE, EXIT_OK
-from ._common import home_of
-from ._output import emit_json, say
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pm import generations, leases
-from pm.receipt import latest
+from pm.env import generations, leases
+from pm.records.receipt import latest
 
 
 def status(home: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pm import generations
+from pm.env import generations
 from pm.testing.homes import tree_digest
 
 from .conftest import Served, hermes
