@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from agent.dashboard.actions import Outcome, runnable, told_written
 from agent.dashboard.graph import legend, svg
@@ -50,7 +51,7 @@ class View:
             act = self.button("/actions/disable" if member else "/actions/enable",
                               "disable" if member else "enable", name=p["name"])
             declaration = self.short(p["declaration"]["file"]) if p["declaration"] else "(none)"
-            rows.append([link(self.token, f"/plugins/{p['name']}", p["name"]), status, p["reason"],
+            rows.append([link(self.token, f"/plugins/{quote(p['name'])}", p["name"]), status, p["reason"],
                          *("member" if label in p["member_in"] else "" for label in labels),
                          p["source"], tag("code", declaration, title=p["declaration"]["file"] if p["declaration"] else None),
                          act])
@@ -155,7 +156,7 @@ class View:
             verdict = p["readiness"]
             state = ("shadowed by " + p["shadowed_by"] if p["shadowed_by"] else
                      tag("span", "ready", cls="ok") if verdict["ready"] else tag("span", verdict["reason"], cls="bad"))
-            rows.append([link(self.token, f"/providers/{p['name']}", p["name"]), "yes" if p["selected"] else "",
+            rows.append([link(self.token, f"/providers/{quote(p['name'])}", p["name"]), "yes" if p["selected"] else "",
                          p["source"], state, tag("code", p["root"])])
         body = [tag("p", "memory.provider: ", tag("code", data["memory_provider"] or "(not set)"), f" in {data['config']}"),
                 table(["provider", "selected", "source", "readiness", "root"], rows, id="providers")]
@@ -184,7 +185,7 @@ class View:
                    "stored secret.", cls="note")
         if not data["fields"]:
             return tag("p", "This provider has no settings.", cls="note")
-        return join([note, tag("form", *fields, method="post", action=f"/providers/{data['name']}", id="settings")])
+        return join([note, tag("form", *fields, method="post", action=f"/providers/{quote(data['name'])}", id="settings")])
 
     # -- what an action did, and errors ----------------------------------------------------------
 
