@@ -84,3 +84,25 @@ def test_a_missing_home_is_a_usage_error(served: Served, tmp_path: Path) -> None
 def test_hostile_names_are_text(served: Served, path: str) -> None:
     code, body = fetch(served.at(path))
     assert code == 404 and "<script>" not in body
+
+
+def test_which_next_steps_become_buttons(tmp_path: Path) -> None:
+    """Enable, disable, sync and rollback of this home run from a page; any other step, or one for
+    another home, is shown to run in a terminal."""
+    from agent.dashboard.actions import runnable
+
+    home = tmp_path / "home"
+    for command in (f"hermes plugins disable a --home {home}", "hermes plugins enable b", "hermes pm sync",
+                    f"hermes pm rollback --home {home}"):
+        assert runnable(command, home) is not None, command
+    for command in (f"hermes plugins disable a --home {tmp_path / 'other'}", "hermes pm why sharedlib",
+                    "hermes update", "hermes plugins disable", "hermes plugins enable 'unclosed", "rm -rf /"):
+        assert runnable(command, home) is None, command
+
+
+def test_a_step_that_is_not_a_checked_one_of_the_latest_refusal_is_refused(served: Served) -> None:
+    app = App(served.home, allow_actions=True)
+    before = status(served.home)
+    code, page = app.handle("POST", "/actions/step", {"token": app.token, "command": "hermes pm rollback"})
+    assert code == 400 and "is not a checked next step of the latest refusal" in unescape(page)
+    assert status(served.home)["selected"] == before["selected"]
