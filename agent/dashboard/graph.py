@@ -13,7 +13,7 @@ from agent.dashboard.markup import Html, esc, tag
 
 __all__ = ["svg"]
 
-ROW, TOP, BOX_W, LEFT_X, RIGHT_X, WIDTH = 30, 40, 250, 20, 500, 780
+ROW, TOP, BOX_W, LEFT_X, RIGHT_X, WIDTH = 30, 40, 250, 20, 500, 880
 
 
 def _origin(origin: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ header .home{margin-left:auto;font-size:.85em;color:#aab}
 main{padding:1em 1.4em}table{border-collapse:collapse;margin:.6em 0;background:#fff}
 th,td{border:1px solid #d8dce3;padding:.3em .6em;text-align:left;vertical-align:top;font-size:.92em}
 th{background:#eef1f6}.member{color:#106b21}.out{color:#8a5a00}.bad{color:#b00020;font-weight:600}
-.ok{color:#106b21;font-weight:600}code{font-size:.9em}.note{color:#555;font-size:.9em}
+.ok{color:#106b21;font-weight:600}code{font-size:.9em}code .w{white-space:nowrap}.note{color:#555;font-size:.9em}
 .notice{border-left:4px solid #3867d6;background:#fff;padding:.5em .8em;margin:.6em 0}
 .refused{border-left-color:#b00020}.done{border-left-color:#106b21}
 form.inline{display:inline}button{cursor:pointer}label{display:block;margin:.5em 0 .2em;font-weight:600}
@@ -49,6 +49,11 @@ def tag(name: str, /, *children: object, **attrs: object) -> Html:
     """``<name attrs>children</name>``; attribute names take ``_`` for ``-`` and ``cls`` for ``class``."""
     shown = "".join(f' {_attr(k)}="{esc(v)}"' for k, v in attrs.items() if v is not None and v is not False)
     return Html(f"<{name}{shown}>{join(children)}</{name}>")
+
+
+def command(text: str) -> Html:
+    """A command line: it wraps between its words, never inside one (``--home`` stays whole)."""
+    return tag("code", join((tag("span", word, cls="w") for word in text.split(" ")), " "))
 
 
 def _attr(key: str) -> str:

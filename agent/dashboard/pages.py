@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from agent.dashboard.actions import Outcome, runnable, told_written
 from agent.dashboard.graph import legend, svg
-from agent.dashboard.markup import Html, esc, form, join, link, page, table, tag
+from agent.dashboard.markup import Html, command, esc, form, join, link, page, table, tag
 
 __all__ = ["View"]
 
@@ -138,7 +138,7 @@ class View:
             can = checked and runnable(step["command"], home) is not None
             run = self.button("/actions/step", "run", command=step["command"]) if can else tag(
                 "span", "run it in a terminal", cls="note")
-            rows.append([tag("code", step["command"]), step["why"],
+            rows.append([command(step["command"]), step["why"],
                          "checked" if checked else ("not checked" if checked is False else "-"), run])
         return table(["command", "why", "checked", ""], rows, id="steps") if rows else tag("p", "none")
 
