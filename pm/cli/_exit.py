@@ -20,22 +20,24 @@ def leave(code: int) -> NoReturn:
     another non-daemon thread runs (a normal exit waits for it), not under a profiler or tracer
     (``python -m cProfile``, coverage: they write their results at exit), and not when flushing
     fails (a closed pipe is then reported as Python reports it)."""
-    if _others_running() or sys.getprofile() is not None or sys.gettrace() is not None:
-        sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
+    if _others_running() or sys.getprofile() is not None or sys.gettrace() is not None or not _flushed():
         sys.exit(code)
     import atexit
 
     atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass  # an atexit hook's output that cannot go anywhere; the command's own is out
+    _flushed()  # an atexit hook's output that cannot go anywhere is lost; the command's own is out
     os._exit(code)
+
+
+def _flushed() -> bool:
+    """Flush stdout and stderr (either may be None: started with that descriptor closed)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _others_running() -> bool:

@@ -71,3 +71,12 @@ def test_a_running_non_daemon_thread_is_what_keeps_the_normal_exit() -> None:
     finally:
         release.set()
         worker.join()
+
+
+def test_leave_with_stdout_closed_from_the_start(tmp_path: Path) -> None:
+    """Started with descriptor 1 closed, Python has no sys.stdout at all (None)."""
+    done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-c",
+                           "import sys; from pm.cli._exit import leave; sys.stderr.write('said'); leave(4)"],
+                          capture_output=True, text=True, cwd=ROOT, check=False, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 4 and done.stderr == "said"
