@@ -11,15 +11,24 @@ and compares. Standard library only: the shortcut imports this before anything e
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs ~5 ms of start-up: only the type checker reads these
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from hashlib import sha256
+    from typing import Any
+else:  # the builtin sha256: hashlib's OpenSSL loads ~2 ms of libcrypto, which nothing here needs
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; any other Python: hashlib
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
 
 #: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
 #: declarations and configs over 1 MiB, so such a file's value is "too big" either way).
@@ -36,22 +45,25 @@ class Watch:
 _active: Watch | None = None
 
 
-@contextmanager
-def watching() -> Iterator[Watch]:
-    """Note every observation made inside the block into a new :class:`Watch`."""
-    global _active
-    previous, _active = _active, Watch()
-    try:
-        yield _active
-    finally:
-        _active = previous
+class watching:  # noqa: N801 - used as a function: ``with watching() as watch``
+    """Note every observation made inside the block into a new :class:`Watch` (a class, not
+    :func:`contextlib.contextmanager`: contextlib is not loaded on the shortcut's path)."""
+
+    def __enter__(self) -> Watch:
+        global _active
+        self.previous, _active = _active, Watch()
+        return _active
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        _active = self.previous
 
 
 def note_file(path: os.PathLike[str] | str, data: bytes | None = None) -> None:
     """``path``'s state: the sha256 of ``data`` (the bytes just read from it), else of what it
     holds now (None when it cannot be read)."""
     if _active is not None:
-        value = hashlib.sha256(data).hexdigest() if data is not None else file_state(path)
+        value = sha256(data).hexdigest() if data is not None else file_state(path)
         _active.seen.setdefault("f:" + os.fspath(path), value)
 
 
@@ -127,10 +139,14 @@ def unchanged(seen: dict[str, str | None], stamps: dict[str, str] | None = None)
         kind, path = key[:2], key[2:]
         if key in stamps and signature(path) == stamps[key]:
             continue
-        look = _LOOKS.get(kind)
+        now: str | None
         if kind == "r:":
-            look = functools.partial(_realpath, known=reals)
-        if look is None or look(path) != value:
+            now = _realpath(path, reals)
+        elif (look := _LOOKS.get(kind)) is not None:
+            now = look(path)
+        else:
+            return False
+        if now != value:
             return False
     return True
 
@@ -226,7 +242,7 @@ def file_state(path: os.PathLike[str] | str) -> str | None:
         os.close(fd)
     if len(data) > MAX_HASHED:
         return "too-big"
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def folder_state(path: os.PathLike[str] | str) -> str | None:
@@ -234,7 +250,7 @@ def folder_state(path: os.PathLike[str] | str) -> str | None:
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError:
         return None
-    digest = hashlib.sha256()
+    digest = sha256()
     for entry in entries:
         digest.update(f"{entry.name}\0{_kind(entry)}\0{_target(entry)}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()

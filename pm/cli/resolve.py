@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 
+from pm.errors import EXIT_CONFLICT, PmError
+
 from .._watch import Watch, note_code, watching
-from ..errors import EXIT_CONFLICT
 from ..ops.resolve import resolve
 from ..ops.transaction import Result
 from ..receipt import Receipt
@@ -73,7 +74,7 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
             said = [] if refused else list(dict.fromkeys(done.receipt.warnings))  # as the full command prints
             remember(entry_argv, "resolve", seen, written, said, pages, offline=settings.offline,
                      cache_root=cache.root)
-    except MISSES:
+    except (*MISSES, PmError):
         pass
 
 
