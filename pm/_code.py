@@ -78,8 +78,8 @@ def _hash(package: str, files: list[str]) -> str:
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="ascii") as handle:
-            text = handle.read().strip()
+        with open(path, "rb") as handle:  # bytes: a text file would load the ascii codec's module
+            text = handle.read().decode("ascii").strip()
     except (OSError, ValueError):
         return None
     return text if len(text) == 64 and all(c in "0123456789abcdef" for c in text) else None
@@ -92,8 +92,8 @@ def _write(path: str, value: str) -> None:
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
         temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-        with open(temp, "w", encoding="ascii") as handle:
-            handle.write(value)
+        with open(temp, "wb") as handle:
+            handle.write(value.encode("ascii"))
         os.replace(temp, path)
         _prune(folder)
     except OSError:

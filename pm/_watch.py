@@ -132,41 +132,46 @@ def note_unwatchable(what: str) -> None:
 
 def unchanged(seen: dict[str, str | None], stamps: dict[str, str] | None = None) -> bool:
     """Whether every observation in ``seen`` would be made the same way now. A file or folder
-    whose stat signature is still the one in ``stamps`` (:func:`vouch`) is not read again."""
+    whose stat signature is still the one in ``stamps`` (:func:`vouch`) is not read again; and
+    where a path really is (``r:``) is looked at last, when the folders proved unchanged that way
+    (which hold no symlink: :func:`vouch`) answer for the paths in them without a look."""
     stamps = stamps or {}
-    reals: dict[str, str] = {}
+    linkless: set[str] = set()
+    real_paths: list[tuple[str, str | None]] = []
     for key, value in seen.items():
         kind, path = key[:2], key[2:]
-        if key in stamps and signature(path) == stamps[key]:
-            continue
-        now: str | None
         if kind == "r:":
-            now = _realpath(path, reals)
-        elif (look := _LOOKS.get(kind)) is not None:
-            now = look(path)
-        else:
+            real_paths.append((path, value))
+            continue
+        if key in stamps and signature(path) == stamps[key]:
+            if kind == "d:":
+                linkless.add(path)
+            continue
+        look = _LOOKS.get(kind)
+        if look is None or look(path) != value:
             return False
-        if now != value:
-            return False
-    return True
+    reals: dict[str, str] = {}
+    return all(_realpath(path, reals, linkless) == value for path, value in real_paths)
 
 
-def _realpath(path: str, known: dict[str, str]) -> str:
+def _realpath(path: str, known: dict[str, str], linkless: set[str] | frozenset[str] = frozenset()) -> str:
     """``os.path.realpath(path)``, with the folders above it resolved once per look (``known``):
     a home of 200 plugins asks for 400 paths under the same few folders. A path whose last part
-    is no symlink is where its folder really is (resolved the same way), plus that name; anything
-    else is resolved whole."""
+    is no symlink (looked at, or in a folder of ``linkless``, whose entries are proved unchanged
+    and none a symlink) is where its folder really is (resolved the same way), plus that name;
+    anything else is resolved whole."""
     parent, name = os.path.split(path)
     if not os.path.isabs(path) or name in ("", ".", "..") or os.path.normpath(path) != path:
         return os.path.realpath(path)
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
+    if parent not in linkless:
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return os.path.realpath(path)
+        except (OSError, ValueError):
             return os.path.realpath(path)
-    except (OSError, ValueError):
-        return os.path.realpath(path)
     real = known.get(parent)
     if real is None:
-        real = known[parent] = _realpath(parent, known) if parent != path else os.path.realpath(parent)
+        real = known[parent] = _realpath(parent, known, linkless) if parent != path else os.path.realpath(parent)
     return os.path.join(real, name)
 
 

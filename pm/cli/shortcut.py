@@ -169,7 +169,7 @@ def _write(record: dict[str, Any], started: float) -> tuple[int, str, str]:
 
     code, folder = record["exit_code"], record["folder"]
     root = os.path.realpath(os.path.join(record["home"], "pm"))  # where the home's writes may go (pm.store)
-    receipt = filled(record["file"]).encode("ascii")
+    receipt = filled(record["file"]).encode()  # ASCII (json's ensure_ascii); utf-8 needs no codec module
     _lean.write(root, os.path.join(folder, name), receipt, mode=0o600)  # 0600, as every receipt
     _lean.write(root, os.path.join(folder, "latest.json"), receipt, mode=0o600)
     _lean.prune(root, folder)
