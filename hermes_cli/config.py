@@ -4,7 +4,7 @@ The guide: every write to ``config.yaml`` goes through ``save_config(..., merge_
 With ``merge_existing`` the given mapping is merged key by key (nested mappings recursively) into
 what the file holds now, so a provider that saves ``{"memory": {"my-provider": {...}}}`` never
 drops another section. Writes are atomic and serialized within the process; the result must still
-be a valid config (:func:`pm.config.read_config`), else nothing is written.
+be a valid config (:func:`pm.inputs.config.read_config`), else nothing is written.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from agent.context import active_home
-from pm.config import CONFIG_NAME, read_config
-from pm.errors import ConfigError
-from pm.store import Store
+from pm.base.errors import ConfigError
+from pm.base.store import Store
+from pm.inputs.config import CONFIG_NAME, read_config
 
 __all__ = ["ConfigWriteError", "config_path", "load_config", "save_config"]
 

@@ -1,7 +1,7 @@
 """``hermes pm <command>`` / ``python -m pm <command>``: ``main(argv) -> int``, one exit path for errors.
 
 The commands and their parser live in :mod:`._main`, loaded on first use (PEP 562), so that
-:mod:`.shortcut` can print through :mod:`._output` and :mod:`._resolved` without loading them.
+:mod:`.shortcut` answers without loading them (nor typing).
 """
 
 from __future__ import annotations

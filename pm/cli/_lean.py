@@ -4,10 +4,10 @@ usual helpers cost more than that to import (``pathlib`` ~3 ms, ``json`` and ``r
 ``dataclasses`` and ``inspect`` ~8 ms, ``typing`` ~5 ms, ``datetime`` ~1 ms).
 
 Each function here is the lean twin of one the full command uses, and a test holds each pair
-to the same result: :func:`now` of :func:`pm.receipt.now`, :func:`cache_root` of
-:func:`pm.index.cache.default_cache_dir`, :func:`write` of :meth:`pm.store.Store.write_bytes`
+to the same result: :func:`now` of :func:`pm.records.receipt.now`, :func:`cache_root` of
+:func:`pm.base.cachedir.default_cache_dir`, :func:`write` of :meth:`pm.base.store.Store.write_bytes`
 (atomic, confined to the home's ``pm`` folder, the mode given), :func:`prune` of
-:func:`pm.ops.receipts.write_data`'s pruning, :data:`EXIT_FAILURE` of pm.errors'.
+:func:`pm.ops.receipts.write_data`'s pruning, :data:`EXIT_FAILURE` of pm.base.errors'.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ TYPE_CHECKING = False  # typing's costs ~5 ms: only the type checker reads these
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-#: :data:`pm.errors.EXIT_FAILURE` (pm.errors loads dataclasses).
+#: :data:`pm.base.errors.EXIT_FAILURE` (pm.base.errors loads dataclasses).
 EXIT_FAILURE = 1
 #: Receipts kept per home (:data:`pm.ops.receipts.KEEP`).
 KEEP_RECEIPTS = 50
 
 
 def now() -> str:
-    """UTC now as ``2026-12-04T07:15:53.133617Z`` (:func:`pm.receipt.now`, without datetime)."""
+    """UTC now as ``2026-12-04T07:15:53.133617Z`` (:func:`pm.records.receipt.now`, without datetime)."""
     seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos // 1000:06d}Z"
 
@@ -97,7 +97,7 @@ def prune(root: str, folder: str, keep: int = KEEP_RECEIPTS) -> None:
 
 
 def _temp_beside(folder: str, prefix: str, suffix: str) -> str:
-    """A new empty file's path in ``folder`` (0600), as :func:`pm._files.temp_beside` makes it."""
+    """A new empty file's path in ``folder`` (0600), as :func:`pm.base.files.temp_beside` makes it."""
     for _ in range(100):
         name = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
         try:

@@ -12,16 +12,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import generations
-from ..errors import EXIT_FAILURE, EXIT_OK, PmError
-from ..export import NIX_FUNCTION, pylock_name_warning, to_nix, to_pylock, to_requirements
-from ..frozen import Basis
-from ..ops.resolve import resolve_in
-from ..ops.transaction import Transaction, transaction
-from ..resolver import Resolution
-from ._common import home_of, options_from
-from ._output import say
-from .resolve import tell_resolved
+from pm.base.errors import EXIT_FAILURE, EXIT_OK, PmError
+from pm.cli._common import home_of, options_from
+from pm.cli._output import say
+from pm.cli.resolve import tell_resolved
+from pm.env import generations
+from pm.ops.resolve import resolve_in
+from pm.ops.transaction import Transaction, transaction
+from pm.records.export import NIX_FUNCTION, pylock_name_warning, to_nix, to_pylock, to_requirements
+from pm.records.frozen import Basis
+from pm.resolver import Resolution
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +71,7 @@ def _resolved(txn: Transaction) -> tuple[Resolution, Basis] | None:
 
 def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     """The selected generation's resolution and basis; finishes the receipt (ok)."""
-    from ..records import resolution_from_json
+    from pm.records.sections import resolution_from_json
 
     receipt = txn.receipt
     current = generations.selected(txn.home)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..inputs import Inputs, plugin_to_json
-from ..names import printable
-from ..ops.transaction import transaction
-from ..selection import Status
-from ._common import home_of, options_from
-from ._output import emit_json, paint, table, tell_failed
+from pm.base.names import printable
+from pm.cli._common import home_of, options_from
+from pm.cli._output import emit_json, paint, table, tell_failed
+from pm.inputs.collect import Inputs, plugin_to_json
+from pm.inputs.selection import Status
+from pm.ops.transaction import transaction
 
 
 def report(inputs: Inputs) -> dict[str, Any]:

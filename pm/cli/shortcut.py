@@ -2,12 +2,12 @@
 answers from its last answer, without parsing anything or loading the resolver.
 
 After a resolve that ended ``ok`` or in a refusal (whose proof and checked remedies were stored
-with the pages they read, :func:`pm.reuse.remember_refusal`), a sync that found nothing to do, or a check (of the selection
+with the pages they read, :func:`pm.records.reuse.remember_refusal`), a sync that found nothing to do, or a check (of the selection
 as it is, no ``--with``), :func:`remember` stores, under a key made of the command line, the
 working folder, the whole environment, the interpreter running pm (its options and ``sys.path``),
-the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the
+the digest of pm's own code (:mod:`pm.base.codekey`) and whether the output streams are terminals: the
 finished receipt, what the command read (every file's bytes, folder listing, real path and
-program identity noted by :mod:`pm._watch` while it ran: the inputs, and for sync and check the
+program identity noted by :mod:`pm.base.watch` while it ran: the inputs, and for sync and check the
 selection state, the selected generation's record, interpreter and installed metadata) and the
 index pages a resolution was read from. :func:`answer` takes the shortcut only when every one of
 those observations is made the same way again and every page is still fresh in the cache by its
@@ -17,7 +17,7 @@ full command prints. Anything else (a changed file, a stale page, an unreadable 
 command) is a miss: the full command runs, and it decides.
 
 This runs before the rest of pm is imported, and a hit imports almost nothing beyond Python's
-start-up: :mod:`pm._watch`, :mod:`pm._code` and :mod:`pm.cli._lean` (no typing, pathlib, json, re,
+start-up: :mod:`pm.base.watch`, :mod:`pm.base.codekey` and :mod:`pm.cli._lean` (no typing, pathlib, json, re,
 dataclasses or datetime; a resolve's pages load :mod:`pm.index.cache`). So the answer is prepared
 when it is remembered: the record (``marshal``: the builtin serialiser, nothing to import; only
 str, int, bool, None, lists and dicts, in the user's own 0600 cache) holds the new receipt's JSON
@@ -33,7 +33,8 @@ import os
 import sys
 import time
 
-from pm import _code, _watch
+from pm.base import codekey as _code
+from pm.base import watch as _watch
 from pm.cli import _lean
 
 TYPE_CHECKING = False  # typing's costs ~5 ms: only the type checker reads these
@@ -140,7 +141,7 @@ def _still(record: dict[str, Any], root: str) -> bool:
         return True
     from pathlib import Path  # a resolve's pages: the cache's own reader decides, as the full command's
 
-    from pm.errors import PmError
+    from pm.base.errors import PmError
     from pm.index.cache import Cache
 
     try:
@@ -168,7 +169,7 @@ def _write(record: dict[str, Any], started: float) -> tuple[int, str, str]:
         return text.replace(marks.seconds, repr(seconds))
 
     code, folder = record["exit_code"], record["folder"]
-    root = os.path.realpath(os.path.join(record["home"], "pm"))  # where the home's writes may go (pm.store)
+    root = os.path.realpath(os.path.join(record["home"], "pm"))  # where the home's writes may go (pm.base.store)
     receipt = filled(record["file"]).encode()  # ASCII (json's ensure_ascii); utf-8 needs no codec module
     _lean.write(root, os.path.join(folder, name), receipt, mode=0o600)  # 0600, as every receipt
     _lean.write(root, os.path.join(folder, "latest.json"), receipt, mode=0o600)
@@ -189,8 +190,8 @@ def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], wri
     """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
     as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
     cache that cannot be written only costs speed."""
-    from pm.errors import PmError
-    from pm.store import Store
+    from pm.base.errors import PmError
+    from pm.base.store import Store
 
     folder = cache_root / FOLDER
     try:

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .._urls import redact_url
-from .base import IndexFailure
-from .concurrency import Latency
+from pm.base.urls import redact_url
+from pm.index.base import IndexFailure
+from pm.index.concurrency import Latency
 
 if TYPE_CHECKING:
-    from ._pool import DaemonPool
+    from pm.index._pool import DaemonPool
 
 _log = logging.getLogger("pm.http")
 
@@ -100,7 +100,7 @@ class Response(NamedTuple):
 
 def make_pool(workers: int) -> DaemonPool:
     """The pool a source fetches on in the background (daemon threads: see :mod:`._pool`)."""
-    from ._pool import DaemonPool
+    from pm.index._pool import DaemonPool
 
     return DaemonPool(workers, "hermes-pm-fetch")
 

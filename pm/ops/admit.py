@@ -7,7 +7,7 @@ bytes read at the start, write it atomically (comments, key order and line endin
 then select the generation. pm never disables another plugin to make room. ``disable`` takes a
 plugin out wherever the environment's union selects it, then syncs.
 
-The owner of the edit is the home the plugin belongs to (:func:`pm.selection.candidate_home`), or
+The owner of the edit is the home the plugin belongs to (:func:`pm.inputs.selection.candidate_home`), or
 the profile the caller named: the environment (generations, lock, receipts) is always the primary's.
 """
 
@@ -16,18 +16,18 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .._files import read_text
-from ..config import CONFIG_NAME, read_config
-from ..config_edit import change_list, set_value
-from ..errors import EXIT_OK, ConfigError, InputError, PmError
-from ..lock import home_lock
-from ..selection import candidate_home
-from ..settings import environment_home
-from ..store import Store
-from .options import SILENT, Options, Reporter
-from .resolve import check_candidate, resolve_in, unknown_plugin
-from .sync import obtain, select_generation, sync_in
-from .transaction import Result, Transaction, transaction
+from pm.base.errors import EXIT_OK, ConfigError, InputError, PmError
+from pm.base.files import read_text
+from pm.base.lock import home_lock
+from pm.base.store import Store
+from pm.inputs.config import CONFIG_NAME, read_config
+from pm.inputs.config_edit import change_list, set_value
+from pm.inputs.selection import candidate_home
+from pm.inputs.settings import environment_home
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.resolve import check_candidate, resolve_in, unknown_plugin
+from pm.ops.sync import obtain, select_generation, sync_in
+from pm.ops.transaction import Result, Transaction, transaction
 
 
 class ConfigChanged(PmError):
@@ -64,7 +64,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     found = inputs.find(name)
     assert found is not None
     if not found.status.joins:
-        from .failures import NotAdmissible
+        from pm.ops.failures import NotAdmissible
 
         raise NotAdmissible(name, found.status, found.reason)
     new_text = _enabled_text(before.decode(), found.plugin.key, owner)

@@ -5,19 +5,19 @@ update, install …), so the same failure reads the same in every receipt.
 =====================================  =================  =========
 exception                              kind               outcome
 =====================================  =================  =========
-:class:`pm.managed.Managed`            managed            refused
-:class:`pm.build.HashMismatch`         hash-mismatch      refused
-:class:`pm.frozen.FileMismatch`        file-mismatch      refused
+:class:`pm.env.managed.Managed`            managed            refused
+:class:`pm.env.build.HashMismatch`         hash-mismatch      refused
+:class:`pm.records.frozen.FileMismatch`        file-mismatch      refused
 :class:`InputsChanged`                 inputs-changed /   refused
                                        no-inputs
 :class:`NotAdmissible`                 not-admissible     refused
 :class:`StillEnabled`                  still-enabled      refused
 :class:`RemovalRefused`                removal-refused    refused
 :class:`UnmetRequirements`             unmet-requirements refused
-:class:`pm.install.InstallError`,      install            refused
-:class:`pm.catalog.CatalogRefusal`
+:class:`pm.env.plugin_install.InstallError`,      install            refused
+:class:`pm.inputs.catalog.CatalogRefusal`
 :class:`pm.index.builds.BuildFailure`  build              failed
-:class:`pm.recheck.MetadataMismatch`   MetadataMismatch   failed
+:class:`pm.records.recheck.MetadataMismatch`   MetadataMismatch   failed
 :class:`pm.index.base.IndexFailure`    index              failed
 :class:`pm.resolver.TooComplex`        too-complex        failed
 :class:`pm.resolver.MissingProjects`   missing-project    failed
@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import PmError
+from pm.base.errors import PmError
 
 
 class InputsChanged(PmError):
@@ -116,8 +116,8 @@ def failure_of(exc: PmError) -> Failure:
     if isinstance(exc, UnmetRequirements):
         section["unmet"] = list(exc.unmet)
     if kind == "missing-project":  # the projects, who requires them, where pm searched
-        from ..records import missing_to_json
-        from ..resolver import MissingProjects
+        from pm.records.sections import missing_to_json
+        from pm.resolver import MissingProjects
 
         assert isinstance(exc, MissingProjects)
         section = missing_to_json(exc)
@@ -138,15 +138,15 @@ def _classify(exc: PmError) -> tuple[str, str]:
 
 def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
     """In order: the first matching row wins (BuildFailure and MetadataMismatch are IndexFailures)."""
-    from ..build import HashMismatch  # imported only when something failed
-    from ..catalog import CatalogRefusal
-    from ..frozen import FileMismatch
-    from ..index.base import IndexFailure
-    from ..index.builds import BuildFailure
-    from ..install import InstallError
-    from ..managed import Managed
-    from ..recheck import MetadataMismatch
-    from ..resolver import MissingProjects, NotOffered, TooComplex
+    from pm.env.build import HashMismatch  # imported only when something failed
+    from pm.env.managed import Managed
+    from pm.env.plugin_install import InstallError
+    from pm.index.base import IndexFailure
+    from pm.index.builds import BuildFailure
+    from pm.inputs.catalog import CatalogRefusal
+    from pm.records.frozen import FileMismatch
+    from pm.records.recheck import MetadataMismatch
+    from pm.resolver import MissingProjects, NotOffered, TooComplex
 
     return [
         ((Managed,), "managed", "refused"),
@@ -167,7 +167,7 @@ def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
 
 
 def _extra(exc: PmError) -> dict[str, Any]:
-    from ..managed import Managed
+    from pm.env.managed import Managed
 
     if isinstance(exc, Managed):
         manager = exc.manager

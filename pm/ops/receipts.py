@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import Store, StoreError
+from pm.base.store import Store, StoreError
 
 if TYPE_CHECKING:
-    from ..receipt import Receipt
+    from pm.records.receipt import Receipt
 
 KEEP = 50
 

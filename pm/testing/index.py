@@ -35,8 +35,8 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from .ranges import answer_range
-from .wheels import IndexFile, build_packages, metadata_bytes
+from pm.testing.ranges import answer_range
+from pm.testing.wheels import IndexFile, build_packages, metadata_bytes
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pm import errors, receipt
+from pm.base import errors
+from pm.base.cachedir import default_cache_dir
 from pm.cli import _lean
-from pm.index.cache import default_cache_dir
 from pm.ops import receipts
+from pm.records import receipt
 
 
 def test_now_is_written_as_receipts_write_it() -> None:

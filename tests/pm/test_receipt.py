@@ -1,10 +1,10 @@
-"""pm.receipt: a receipt is a value — finish() stamps it; writing is pm.ops.receipts'."""
+"""pm.records.receipt: a receipt is a value — finish() stamps it; writing is pm.ops.receipts'."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pm.receipt import OUTCOMES, SCHEMA_VERSION, Receipt
+from pm.records.receipt import OUTCOMES, SCHEMA_VERSION, Receipt
 from pm.testing.receipts import assert_valid_receipt
 
 

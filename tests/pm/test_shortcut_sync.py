@@ -186,9 +186,9 @@ def test_a_check_with_a_candidate_is_never_answered_from_memory(home: Home) -> N
 
 AUDIT = HOOK + r'''
 from pathlib import Path
-from pm._watch import watching
+from pm.base.watch import watching
 from pm.ops.options import Options
-from pm.settings import Flags
+from pm.inputs.settings import Flags
 command, home, index, core, lock = sys.argv[1:6]
 flags = Flags(index_url=index, core=core, core_lock=lock)
 if command == "sync":
@@ -228,7 +228,7 @@ def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Hom
 
 #: All a hit may load beyond Python's start-up (and ``-m``'s runpy): no typing, pathlib, json, re,
 #: dataclasses, inspect, datetime or hashlib's OpenSSL (the builtin sha256 instead).
-LEAN = {"pm", "pm.cli", "pm.cli.shortcut", "pm._watch", "pm._code", "pm.cli._lean", "__future__", "_sha256", "_sha2"}
+LEAN = {"pm", "pm.base", "pm.cli", "pm.cli.shortcut", "pm.base.watch", "pm.base.codekey", "pm.cli._lean", "__future__", "_sha256", "_sha2"}
 
 
 def _loaded_after(stderr: str, first: str) -> set[str]:

@@ -10,11 +10,11 @@ from collections.abc import Iterable
 
 from packaging.requirements import Requirement
 
-from pm.core import Core
 from pm.index.base import FileLink, Metadata
+from pm.inputs.core import Core
+from pm.inputs.target import current_target
+from pm.inputs.union import Origin, Tagged, Union
 from pm.resolver import Policy, resolve_union
-from pm.target import current_target
-from pm.union import Origin, Tagged, Union
 
 from .test_learning import MemorySource
 
