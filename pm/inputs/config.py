@@ -16,7 +16,7 @@ from typing import Any
 from pm.base import yamlfile as _yaml
 from pm.base.errors import ConfigError, InputError, Problem, quote
 from pm.base.files import read_text
-from pm.base.watch import note_file
+from pm.base.watch import UNWATCHED, Watch
 
 CONFIG_NAME = "config.yaml"
 
@@ -63,14 +63,14 @@ def config_data(home: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def read_config(home: Path) -> HomeConfig:
+def read_config(home: Path, *, watch: Watch = UNWATCHED) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME
     if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
-        note_file(path)  # no config: creating one is a change (pm.base.watch)
+        watch.file(path)  # no config: creating one is a change (pm.base.watch)
         return HomeConfig(file=path)
     try:
-        source = read_text(path, within=home)
+        source = read_text(path, within=home, watch=watch)
     except InputError as exc:
         raise ConfigError(list(exc.problems)) from exc
     try:
