@@ -51,12 +51,13 @@ from agent.memory_provider import (
 from agent.prefetch_spill import SpillSettings, apply_spill
 from agent.runtime_cwd import use_session_cwd
 from agent.threads import SerialWorker
+from pm.names import BUILTIN_PROVIDER
 
 __all__ = ["BUILTIN_PROVIDER_NAME", "InitFailure", "MemoryManager", "ProviderInitError"]
 
 logger = logging.getLogger(__name__)
 
-BUILTIN_PROVIDER_NAME = "builtin"
+BUILTIN_PROVIDER_NAME = BUILTIN_PROVIDER  # pm.names: the one spelling of the host's provider
 EVENT_INSTANCE_SHARED = "memory_provider_instance_shared"
 EVENT_REFUSED = "memory_provider_refused"
 EVENT_HOOK_FAILED = "memory_provider_hook_failed"

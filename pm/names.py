@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from .errors import UsageError, quote
 
+#: The host's own memory provider: always there, never installed, never a plugin root.
+BUILTIN_PROVIDER = "builtin"
+
 #: Longest plugin name (each ``/``-separated part); file systems stop at 255 bytes.
 MAX_NAME = 128
 

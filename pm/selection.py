@@ -17,6 +17,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from pm.names import BUILTIN_PROVIDER
+
 from ._files import is_within
 from ._watch import note_distribution, note_folder, note_import_path
 from .config import HomeConfig, read_config
@@ -153,7 +155,10 @@ ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 
 def provides(plugins: list[Plugin], provider: str) -> bool:
     """Whether memory provider ``provider`` is installed: a memory plugin root of that name, or an
-    entry point of that name (the host loads those; pm neither discovers nor installs them)."""
+    entry point of that name (the host loads those; pm neither discovers nor installs them), or
+    the host's own ``builtin`` provider."""
+    if provider == BUILTIN_PROVIDER:
+        return True
     return any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins) \
         or provider in _entry_point_providers()
 

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from pm.names import BUILTIN_PROVIDER
+
 from ..catalog import Catalog, CatalogRefusal
 from ..config import read_config
 from ..discover import PluginSources, discover
@@ -51,7 +53,7 @@ def missing_providers(home: Path) -> list[Missing]:
             provider = read_config(each).memory_provider
         except Exception:  # noqa: BLE001 - a broken profile is reported by selection, not here
             continue
-        if provider is None or provider == "builtin":
+        if provider is None or provider == BUILTIN_PROVIDER:
             continue
         plugins = [inspect(root) for root in discover(PluginSources.for_home(each))]
         if not provides(plugins, provider):
