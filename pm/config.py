@@ -7,11 +7,12 @@ setting.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pm.lock import seconds
 
 from . import _yaml
 from ._files import read_text
@@ -149,11 +150,12 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
     return tuple(dict.fromkeys(value))
 
 
-def _bad_value(value: Any) -> str | None:
-    """What a setting of the right type must still be: a list of strings; a finite number >= 0."""
+def _bad_value(key: str, value: Any) -> str | None:
+    """What a setting of the right type must still be: a list of strings; a number of seconds
+    (:func:`pm.lock.seconds`, the one rule for timeouts)."""
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         return "a list of strings"
-    if isinstance(value, float | int) and not (math.isfinite(value) and value >= 0):
+    if key == "lock_timeout" and seconds(value) is None:
         return "a finite number, 0 or more"
     return None
 
@@ -173,7 +175,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             names = " or ".join(t.__name__ for t in types)
             problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue
-        bad = _bad_value(value)
+        bad = _bad_value(key, value)
         if bad:
             problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue

@@ -41,12 +41,32 @@ def lock_path(home: Path) -> Path:
 LOCK_TIMEOUT = 600.0
 
 
-def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
-    """``value`` as seconds to wait for the lock; UsageError unless a finite number, 0 or more
-    (``nan`` used to wait forever)."""
+def seconds(value: object, *, positive: bool = False) -> float | None:
+    """``value`` as a number of seconds to wait, or None when it is not one: the one rule for a
+    timeout from config, flags or the environment (finite, 0 or more — more than 0 when
+    ``positive``; ``nan`` used to wait forever, a bool is not a number)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return None if positive and value == 0 else float(value)
+
+
+def env_seconds(variable: str, default: float) -> float:
+    """``$variable`` as a positive number of seconds (:func:`seconds`), else ``default``."""
+    try:
+        value = float(os.environ.get(variable, ""))
+    except ValueError:
+        return default
+    checked = seconds(value, positive=True)
+    return default if checked is None else checked
+
+
+def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
+    """``value`` as seconds to wait for the lock (:func:`seconds`); UsageError naming ``key`` when
+    it is not one."""
+    checked = seconds(value)
+    if checked is None:
         raise UsageError(f"{key}: {quote(value)} is not a number of seconds (a finite number, 0 or more)")
-    return float(value)
+    return checked
 
 
 @contextmanager

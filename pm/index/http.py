@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urljoin, urlsplit
 
+from pm.lock import env_seconds
+
 from .._urls import redact_url
 from .base import IndexFailure
 from .concurrency import Latency
@@ -376,7 +378,7 @@ def body_bounds() -> tuple[int, float]:
     """(largest body, deadline in seconds) for bodies kept in memory, from the environment when
     set there to a positive number, else :data:`MAX_RESPONSE_BYTES` and :data:`REQUEST_DEADLINE`."""
     return (int(_positive("HERMES_PM_MAX_RESPONSE_BYTES", MAX_RESPONSE_BYTES)),
-            _positive("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE))
+            env_seconds("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE))
 
 
 def _positive(variable: str, default: float) -> float:
@@ -390,7 +392,7 @@ def _positive(variable: str, default: float) -> float:
 def operation_deadline() -> float:
     """Seconds one operation may spend reading pages and metadata, all requests together
     (``HERMES_PM_OPERATION_DEADLINE``, default :data:`OPERATION_DEADLINE`)."""
-    return _positive("HERMES_PM_OPERATION_DEADLINE", OPERATION_DEADLINE)
+    return env_seconds("HERMES_PM_OPERATION_DEADLINE", OPERATION_DEADLINE)
 
 
 class _Bound:
