@@ -22,7 +22,7 @@ from .errors import PmError
 
 
 class ConfigEditError(PmError):
-    pass
+    kind = "config-edit"
 
 
 _TOP_PLUGINS = re.compile(r"^plugins:\s*(#.*)?$")

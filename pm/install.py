@@ -46,7 +46,8 @@ _GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
 
 
 class InstallError(PmError):
-    pass
+    kind = "install"
+    outcome = "refused"
 
 
 @dataclass(frozen=True)

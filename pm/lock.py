@@ -25,6 +25,8 @@ LOCK_FILE = "lock"
 class LockTimeout(PmError):
     """Another pm process held the home lock for longer than the caller would wait."""
 
+    kind = "lock-timeout"
+
     def __init__(self, path: Path, timeout: float, holder: str) -> None:
         self.path = path
         self.timeout = timeout

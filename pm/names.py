@@ -20,6 +20,8 @@ MAX_NAME = 128
 class BadName(UsageError):
     """A plugin name pm cannot use; ``name`` (bounded in the message) and ``why``."""
 
+    kind = "bad-name"
+
     def __init__(self, name: str, why: str, label: str = "plugin name") -> None:
         self.name = name
         self.why = why

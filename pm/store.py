@@ -20,6 +20,8 @@ from .errors import PmError
 class StoreError(PmError):
     """A write pm refused or could not do; names the path."""
 
+    kind = "store"
+
     def __init__(self, path: Path, detail: str) -> None:
         self.path = path
         self.detail = detail

@@ -33,6 +33,8 @@ from .transaction import Result, Transaction, transaction
 class ConfigChanged(PmError):
     """``config.yaml`` changed on disk while pm was working; nothing was written."""
 
+    kind = "config-changed"
+
     def __init__(self, path: Path) -> None:
         self.path = path
         super().__init__(f"{path} changed while pm was working; nothing was written, retry")

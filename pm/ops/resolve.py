@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 class UnknownPlugin(PmError):
     """No plugin root of the home or its profiles is called ``name``."""
 
+    kind = "unknown-plugin"
+
     def __init__(self, name: str, home: Path, close: str | None) -> None:
         self.name = name
         self.home = home

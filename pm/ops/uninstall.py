@@ -43,6 +43,7 @@ _KEPT_IN_PM = frozenset({"receipts", LOCK_FILE})
 
 
 class NoSuchProfile(PmError):
+    kind = "no-such-profile"
     def __init__(self, primary: Path, name: str, known: list[str]) -> None:
         self.name = name
         super().__init__(f"no profile {name!r} under {primary / 'profiles'} (profiles: {', '.join(known) or 'none'})")

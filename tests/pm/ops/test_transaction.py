@@ -87,7 +87,7 @@ def test_a_failure_in_the_work_is_recorded_not_raised(home: Path) -> None:
 
     txn = transaction(home, "resolve", work, Options(flags=Flags()), SILENT, lock=False)
     assert txn.inputs is not None  # gathered before the work
-    assert (txn.receipt.exit_code, txn.receipt.failure["kind"]) == (1, "UnknownPlugin")
+    assert (txn.receipt.exit_code, txn.receipt.failure["kind"]) == (1, "unknown-plugin")
     assert txn.receipt.failure["message"] == f"no plugin named 'zzz' in {home} or its profiles (see `hermes plugins list`)"
 
 
