@@ -1,4 +1,5 @@
-"""A small TOML writer for the documents pm emits (pylock.toml): tables, arrays of tables,
+"""TOML for pm's files: :func:`load`, the one reading of a TOML file pm parses (pyproject.toml,
+pylock.toml, uv.toml), and a small writer for the documents pm emits (pylock.toml): tables, arrays of tables,
 strings, integers, booleans, datetimes, lists and inline tables. Keys are written in insertion order.
 
 Strings are TOML basic strings: every control character TOML forbids raw (U+0000–U+001F except
@@ -11,7 +12,24 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Any
+
+from pm.errors import InputError
+
+
+def load(path: Path, text: str) -> dict[str, Any]:
+    """The document ``text`` (read from ``path`` by :func:`pm._files.read_text`, so bounded in
+    size) holds; :class:`~pm.errors.InputError` naming ``path`` when it is not valid TOML or nests
+    too deeply for the parser (tomllib recurses once per level of nested arrays or inline tables)."""
+    import tomllib  # only when a TOML file is read
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
 
 
 def dumps(document: Mapping[str, Any]) -> str:

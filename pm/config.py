@@ -15,7 +15,7 @@ from typing import Any
 from pm.lock import seconds
 
 from . import _yaml
-from ._files import read_text
+from ._files import TextFile, read_text
 from ._watch import note_file
 from .errors import ConfigError, InputError, Problem, quote
 
@@ -55,13 +55,38 @@ class HomeConfig:
 
 def config_data(home: Path) -> dict[str, Any]:
     """The whole of ``<home>/config.yaml`` as a dict for the host's own sections, read within pm's
-    bounds (a regular file of at most 1 MiB, no alias bomb, no duplicate key); ``{}`` when it is
-    missing or unusable (:func:`read_config` is where a broken config is reported)."""
+    bounds; ``{}`` when it is missing or unusable (:func:`read_config` is where a broken config is
+    reported)."""
     try:
-        data = _yaml.load(read_text(home / CONFIG_NAME, within=home).text)
-    except (InputError, _yaml.Error):
+        return config_mapping(home)
+    except ConfigError:
         return {}
+
+
+def config_mapping(home: Path) -> dict[str, Any]:
+    """The whole of ``<home>/config.yaml`` as a dict, read within pm's bounds (a regular file of at
+    most 1 MiB inside ``home``, no alias bomb, no duplicate key); ``{}`` when it does not exist or
+    holds no mapping. Raises :class:`ConfigError` naming the file when it cannot be read."""
+    path = home / CONFIG_NAME
+    if not path.exists() and not path.is_symlink():
+        return {}
+    data = _mapping(path, _source(path, home))
     return data if isinstance(data, dict) else {}
+
+
+def _source(path: Path, home: Path) -> TextFile:
+    try:
+        return read_text(path, within=home)
+    except InputError as exc:
+        raise ConfigError(list(exc.problems)) from exc
+
+
+def _mapping(path: Path, source: TextFile) -> Any:
+    try:
+        data = _yaml.load(source.text)
+    except _yaml.Error as exc:
+        raise ConfigError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
+    return {} if data is None else data
 
 
 def read_config(home: Path) -> HomeConfig:
@@ -70,16 +95,13 @@ def read_config(home: Path) -> HomeConfig:
     if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
         note_file(path)  # no config: creating one is a change (pm._watch)
         return HomeConfig(file=path)
-    try:
-        source = read_text(path, within=home)
-    except InputError as exc:
-        raise ConfigError(list(exc.problems)) from exc
-    try:
-        data = _yaml.load(source.text)
-    except _yaml.Error as exc:
-        raise ConfigError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
-    if data is None:
-        data = {}
+    return parse_config(path, _source(path, home))
+
+
+def parse_config(path: Path, source: TextFile) -> HomeConfig:
+    """The config ``source`` holds, as if read from ``path``; :class:`ConfigError` listing every
+    problem (what :func:`read_config` does after reading, and what an editor checks before writing)."""
+    data = _mapping(path, source)
     if not isinstance(data, dict):
         raise ConfigError.one(path, None, f"must be a mapping at the top level, got {type(data).__name__}")
     problems: list[Problem] = []

@@ -19,16 +19,13 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from pm._toml import load as load_toml
+
 from ._files import read_text
 from ._watch import note_distribution, note_import_path
 from .declaration import HOST_DISTRIBUTION, project_table
 from .errors import InputError, Problem
 from .target import running_environment
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 _REPO_PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
@@ -114,12 +111,7 @@ def read_lock(path: Path, environment: dict[str, str] | None = None) -> dict[Nor
 
 
 def _toml_entries(path: Path, text: str, environment: dict[str, str] | None) -> list[tuple[str, Any, Any]]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    data = load_toml(path, text)
     entries = []
     for i, package in enumerate(data.get("packages", [])):
         marker = package.get("marker")

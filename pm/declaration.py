@@ -9,7 +9,6 @@ sidecar-only (:func:`read_declaration` returns None).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,12 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
+from pm._toml import load as load_toml
+
 from ._files import TextFile, read_text
 from ._watch import note_folder
 from .errors import InputError, Problem, quote
 from .manifest import Manifest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: The host's installed distribution (its requirements are core's by default).
 HOST_DISTRIBUTION = "hermes-pm"
@@ -80,12 +76,7 @@ def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
 
 def project_table(source: TextFile) -> dict[str, Any] | None:
     """The ``[project]`` table of a pyproject.toml (None when it has none), checked to be a table."""
-    try:
-        data = tomllib.loads(source.text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(source.path, None, f"is not valid TOML: {exc}") from exc
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(source.path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    data = load_toml(source.path, source.text)
     project = data.get("project")
     if project is None:
         return None

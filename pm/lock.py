@@ -11,6 +11,7 @@ import fcntl
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,13 +72,25 @@ def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
     return checked
 
 
+#: The locks this thread holds: taking one again (the host's save_config inside an operation) is a
+#: no-op instead of a wait on itself.
+_HELD = threading.local()
+
+
 @contextmanager
 def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
               notify: Callable[[str], None] = lambda _: None) -> Iterator[None]:
     """Hold ``<home>/pm/lock`` for the body. Raises LockTimeout after ``timeout`` seconds of
-    waiting, StoreError when the lock cannot be created or opened (an unwritable home)."""
+    waiting, StoreError when the lock cannot be created or opened (an unwritable home). A thread
+    that already holds it holds it again at no cost."""
     timeout = checked_timeout(timeout)
     path = lock_path(home)
+    held: set[Path] | None = getattr(_HELD, "paths", None)
+    if held is None:
+        held = _HELD.paths = set()
+    if path in held:
+        yield
+        return
     store.mkdir(path.parent)
     store.check(path)
     try:
@@ -86,12 +99,14 @@ def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
         raise StoreError(path, f"cannot open the home lock: {exc.strerror or exc}") from exc
     try:
         _acquire(fd, path, home, timeout, notify)
+        held.add(path)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _identity().encode(), 0)
         for folder in (path.parent, path.parent / "receipts"):  # .state.json / .latest.json leftovers
             store.sweep(folder)
         yield
     finally:
+        held.discard(path)
         os.close(fd)
 
 

@@ -16,7 +16,6 @@ inputs change, built only with ``--ignore-inputs``), so their ``environments`` a
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -35,6 +34,8 @@ from packaging.pylock import (
 )
 from packaging.tags import Tag
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
+
+from pm._toml import load as load_toml
 
 from .errors import InputError, Problem
 from .index.base import FileLink
@@ -62,12 +63,7 @@ def read_lock(path: Path, text: str) -> Pylock:
 
 
 def _document(path: Path, text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    return load_toml(path, text)
 
 
 def tool_table(lock: Pylock, name: str = "hermes-pm") -> Mapping[str, Any]:

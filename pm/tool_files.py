@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import configparser
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pm._toml import load as load_toml
 
 from . import _watch
 from ._files import read_text
@@ -188,12 +189,7 @@ def uv_toml(env: Mapping[str, str]) -> tuple[Layer, list[str]]:
 
 
 def _toml(path: Path, text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    return load_toml(path, text)
 
 
 def _uv_document(path: Path, data: dict[str, Any], warnings: list[str]) -> Layer:

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from agent.cli import main as hermes
 from agent.memory_cli import main as memory
 from agent.testing import ROOT
 from pm import generations, leases
+from pm.config import config_mapping
 from pm.config_edit import ConfigEditError, set_value
 from pm.generations import Generation
 from pm.ops.uninstall import plan_uninstall
@@ -67,7 +67,7 @@ def test_setup_name_records_memory_provider_keeping_comments(new_home: Callable[
     assert report["memory_provider_recorded"] is True and report["previous_provider"] == "signed_notes"
     after = config.read_text()
     assert after == "# my agent\n" + text.replace("provider: signed_notes", "provider: peer_cards")
-    assert yaml.safe_load(after)["memory"] == {"provider": "peer_cards"}
+    assert config_mapping(home)["memory"] == {"provider": "peer_cards"}
     # a second setup of the same provider changes nothing on disk
     before = config.stat().st_mtime_ns
     assert memory(["setup", "peer_cards", "--home", str(home)]) == 0
