@@ -52,7 +52,7 @@ class Declaration:
 
 
 def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
-    """The declaration at ``root`` per DESIGN.md, or None for a sidecar-only root.
+    """The declaration at ``root`` per docs/design.md, or None for a sidecar-only root.
 
     Raises :class:`InputError` listing every problem of the owning file.
     """

@@ -61,7 +61,7 @@ class Manifest:
 
 
 def find_manifest(root: Path) -> Path | None:
-    """The manifest file of a plugin root, by DESIGN.md's order, or None."""
+    """The manifest file of a plugin root, by docs/design.md's order, or None."""
     note_folder(root)
     for name in MANIFEST_NAMES:
         candidate = root / name

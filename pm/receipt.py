@@ -1,4 +1,4 @@
-"""Receipts: the JSON record every pm operation writes, success or not (DESIGN.md, schema 1).
+"""Receipts: the JSON record every pm operation writes, success or not (docs/design.md, schema 1).
 
 :class:`Receipt` collects fields while an operation runs; :meth:`Receipt.finish` stamps the
 outcome and makes it a finished value. Writing it (atomically, to ``<home>/pm/receipts/`` and

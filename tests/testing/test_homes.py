@@ -1,4 +1,4 @@
-"""Homes and plugin roots from pm.testing.homes look as DESIGN.md describes."""
+"""Homes and plugin roots from pm.testing.homes look as docs/design.md describes."""
 
 from __future__ import annotations
 
