@@ -11,7 +11,7 @@ import pytest
 from agent.bounded import DEFAULT_TIMEOUT, TIMEOUT_ENV, timeout
 from pm.config import read_config
 from pm.errors import ConfigError
-from pm.index.http import REQUEST_DEADLINE, body_bounds
+from pm.index.bounds import REQUEST_DEADLINE, body_bounds
 from pm.lock import seconds
 from pm.testing.cli import pm
 
