@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import EXIT_FAILURE, PmError
 from ..ops.receipts import write
 from ..ops.transaction import fail
-from ..receipt import Receipt
+from ..receipt import Draft
 from ..settings import resolve_home
 from ._common import add_common, add_resolution_options
 from ._output import say, tell_failed
@@ -111,7 +111,7 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
 
 def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     """A failure outside an operation's transaction still leaves a receipt (invariant 9)."""
-    receipt = fail(Receipt(_KINDS.get(args.command, args.command), resolve_home(args.home)), exc)
+    receipt = fail(Draft(_KINDS.get(args.command, args.command), resolve_home(args.home)), exc)
     tell_failed(write(receipt), getattr(args, "json", False))  # scripts reading --json get it as data too
 
 

@@ -46,8 +46,8 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     before = config_bytes(owner)
     already = txn.gather().find(name)
     inputs = txn.gather(name, owner=owner)
-    txn.receipt.extra["config"] = str(owner / CONFIG_NAME)
-    txn.receipt.extra["config_sha256"] = hashlib.sha256(before).hexdigest()
+    txn.draft.record(config=str(owner / CONFIG_NAME))
+    txn.draft.record(config_sha256=hashlib.sha256(before).hexdigest())
     if already is not None and already.is_member:
         txn.finish("ok", EXIT_OK, f"plugin {name!r} is already enabled")
         return
@@ -103,9 +103,9 @@ def _disable(txn: Transaction, name: str) -> None:
     memory_homes = [h.home for h in inputs.selection.homes if h.config.memory_provider in names]
     edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
     txn.gather()
-    receipt = txn.receipt
-    receipt.extra["disabled"] = found.plugin.key
-    receipt.extra["configs_changed"] = edited
+    receipt = txn.draft
+    receipt.record(disabled=found.plugin.key)
+    receipt.record(configs_changed=edited)
     for where in memory_homes:
         receipt.warnings.append(
             f"MEMORY PROVIDER {found.plugin.key!r} is memory.provider in {where / CONFIG_NAME}: the agent there "

@@ -88,7 +88,7 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
     ``catalog`` names one), the report, and its receipt written in the home."""
     from ..config import read_config
     from ..ops.install import catalog_for
-    from ..receipt import Receipt
+    from ..receipt import Draft
     from ..settings import resolve_settings
     from ..target import target_for
     from .receipts import write
@@ -97,10 +97,12 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
     chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
     previous = _merged([_previous(p) for p in changed_since]) if changed_since else None
     report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous, shard)
-    receipt = Receipt("catalog-check", home)
-    receipt.extra["catalog_check"] = report.to_json()
-    receipt.finish({EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed"), report.exit_code)
-    report.receipt = write(receipt).path
+    from .receipts import tool_facts
+
+    draft = Draft("catalog-check", home)
+    draft.record(catalog_check=report.to_json())
+    outcome = {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed")
+    report.receipt = write(draft.finish(outcome, report.exit_code, tool_facts())).path
     return report
 
 

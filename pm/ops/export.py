@@ -66,7 +66,7 @@ def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     """The selected generation's resolution and basis; finishes the receipt (ok)."""
     from pm.records import resolution_from_json
 
-    receipt = txn.receipt
+    receipt = txn.draft
     current = generations.selected(txn.home)
     if current is None:
         raise PmError(f"no generation is selected in {txn.home}; build one with `hermes pm sync`")

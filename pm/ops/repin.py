@@ -30,7 +30,7 @@ from packaging.version import InvalidVersion, Version
 from ..catalog import Catalog, Entry
 from ..commands import hermes
 from ..errors import PmError
-from ..receipt import Receipt
+from ..receipt import Draft
 from ..union import Origin, Tagged
 from .transaction import Transaction
 
@@ -159,13 +159,16 @@ def _admission(txn: Transaction, name: str, requirements: tuple[Requirement, ...
     return ""
 
 
-def tell(receipt: Receipt, repins: list[Repin], home_shown: Path | None) -> None:
-    """Warnings and next steps for what happened to each re-pin."""
+def tell(receipt: Draft, repins: list[Repin], home_shown: Path | None) -> None:
+    """Warnings and next steps for what happened to each re-pin (``repinned``: those that moved)."""
+    moved = [{"name": r.name, "from": r.old, "to": r.new, "widened": list(r.widened)}
+             for r in repins if r.outcome == "moved"]
+    if moved:
+        receipt.record(repinned=moved)
     for repin in repins:
         if repin.outcome == "moved":
-            receipt.extra.setdefault("repinned", []).append(
-                {"name": repin.name, "from": repin.old, "to": repin.new, "widened": list(repin.widened)})
-        elif repin.outcome == "needs-consent":
+            continue
+        if repin.outcome == "needs-consent":
             receipt.warnings.append(
                 f"plugin {repin.name!r} stays at {repin.old}: its catalog entry moved to {repin.new}, which brings "
                 + "; ".join(repin.widened))

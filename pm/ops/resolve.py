@@ -14,7 +14,7 @@ from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
 from ..inputs import Inputs
 from .failures import NotAdmissible
 from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
+from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
     from ..index.base import Source
@@ -43,7 +43,7 @@ def resolve(home: Path, options: Options | None = None, reporter: Reporter = SIL
     ``kind="why"`` with the ``package`` asked about is ``hermes pm why``'s resolve."""
     def work(txn: Transaction) -> Resolution | None:
         if package is not None:
-            txn.receipt.extra["package"] = package
+            txn.draft.record(package=package)
         resolution = resolve_in(txn, candidate)
         if resolution is not None:
             txn.finish("ok", EXIT_OK)
@@ -62,7 +62,7 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     from ..records import resolution_to_json
     from ..reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
 
-    inputs, receipt = txn.gathered, txn.receipt
+    inputs, receipt = txn.gathered, txn.draft
     started = time.perf_counter()
     proposed = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
@@ -100,8 +100,8 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     receipt.warnings += list(resolution.warnings)
     _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
               "a stored resolution reused" if reused else "resolved now")
-    receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
-    receipt.extra["reused_resolution"] = reused
+    receipt.record(seconds=round(time.perf_counter() - started, 3))
+    receipt.record(reused_resolution=reused)
     return resolution
 
 
@@ -109,7 +109,7 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
     from ..records import conflict_steps, conflict_to_json
     from .fixes import Tried, checked_fixes, hard_behind_policy
 
-    receipt = txn.receipt
+    receipt = txn.draft
     tried: Tried = {}  # the resolves with builds allowed, shared by the two checks below
     hard = hard_behind_policy(txn.gathered, conflict, policy, source, tried)
     if hard is not None:  # hard before policy: building would not help, so the collision is told
@@ -127,7 +127,7 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
         if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
             receipt.step(command, why, checked=checked)
     receipt.warnings += memory_warnings(txn.gathered, conflict.plugins)
-    receipt.finish("conflict", EXIT_CONFLICT)
+    txn.finish("conflict", EXIT_CONFLICT)
 
 
 def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) -> None:
@@ -135,10 +135,10 @@ def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) 
     from ..reuse import remember_refusal
 
     pages = getattr(source, "pages_read", None)
-    if not callable(pages) or txn.receipt.conflict is None:
+    if not callable(pages) or txn.draft.conflict is None:
         return
     try:
-        remember_refusal(cache, key, {"conflict": txn.receipt.conflict, "next_steps": txn.receipt.next_steps},
+        remember_refusal(cache, key, {"conflict": txn.draft.conflict, "next_steps": txn.draft.next_steps},
                          pages())
     except (OSError, PmError):
         pass
@@ -147,13 +147,13 @@ def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) 
 def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
     """A stored refusal of these inputs, over unchanged pages: told as it was proved, remedies
     included (they were checked on the same pages)."""
-    receipt = txn.receipt
+    receipt = txn.draft
     receipt.conflict = refusal["conflict"]
     for step in refusal["next_steps"]:
         receipt.step(step["command"], step["why"], checked=step.get("checked"))
-    receipt.extra["reused_refusal"] = True
+    receipt.record(reused_refusal=True)
     receipt.warnings += memory_warnings(txn.gathered, receipt.conflict["plugins"])
-    receipt.finish("conflict", EXIT_CONFLICT)
+    txn.finish("conflict", EXIT_CONFLICT)
 
 
 def _missing(txn: Transaction, missing: MissingProjects) -> None:
@@ -161,9 +161,9 @@ def _missing(txn: Transaction, missing: MissingProjects) -> None:
     ``missing-project``), never a conflict; its next steps say where to look, then retry."""
     from ..records import missing_steps
 
-    for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.receipt.kind):
-        txn.receipt.step(command, why)
-    fail(txn.receipt, missing)
+    for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.draft.kind):
+        txn.draft.step(command, why)
+    txn.fail(missing)
 
 
 def _log_pages(source: object) -> None:
@@ -184,22 +184,22 @@ def _unoffered(txn: Transaction, error: NotOffered) -> None:
     given = dict(txn.inputs.settings.sources).get("index_url") if txn.inputs else None
     origin = f"the index URL from {given}" if given else "the index URL is pm's default"
     where = f" (now {', '.join(error.searched)}; {origin})" if error.searched else ""
-    txn.receipt.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
+    txn.draft.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
                      f"try the index that holds the host's pins{where}; then set pm.index_url in config.yaml to keep it")
-    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
-             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
-    txn.receipt.step(hermes(*retry, home=home), "then try again")
-    fail(txn.receipt, error)
+    retry = {"admit": ("plugins", "enable", txn.draft.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.draft.kind, ("pm", "resolve"))
+    txn.draft.step(hermes(*retry, home=home), "then try again")
+    txn.fail(error)
 
 
 def _too_complex(txn: Transaction, limit: TooComplex) -> None:
     """The resolver's round limit: a failure (exit 1, kind ``too-complex``) whose next step is the
     same command with a higher limit; the message names where the rounds went."""
-    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
-             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
-    txn.receipt.step(f"HERMES_PM_MAX_ROUNDS={limit.rounds * 5} " + hermes(*retry, home=txn.options.shown_home),
+    retry = {"admit": ("plugins", "enable", txn.draft.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.draft.kind, ("pm", "resolve"))
+    txn.draft.step(f"HERMES_PM_MAX_ROUNDS={limit.rounds * 5} " + hermes(*retry, home=txn.options.shown_home),
                      "the same, with five times the resolver rounds")
-    fail(txn.receipt, limit)
+    txn.fail(limit)
 
 
 def memory_warnings(inputs: Inputs, plugins: Sequence[str]) -> list[str]:

@@ -73,7 +73,7 @@ def obtain(txn: Transaction, inputs: Inputs,
     if found.current and found.generation is not None:
         return Obtained(found.generation, "current")
     if found.damaged:
-        txn.receipt.warnings.append(found.damaged)
+        txn.draft.warnings.append(found.damaged)
     if found.generation is not None:
         return Obtained(found.generation, "reused")
     resolved = resolution()
@@ -85,7 +85,7 @@ def obtain(txn: Transaction, inputs: Inputs,
 def _remove_incomplete(txn: Transaction) -> None:
     removed = generations.remove_incomplete(txn.home, txn.store)
     if removed:
-        txn.receipt.warnings.append(
+        txn.draft.warnings.append(
             f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
 
 
@@ -117,9 +117,9 @@ def select_generation(txn: Transaction, obtained: Obtained, message: str | None 
             txn.reporter.progress(f"selecting generation {generation.id}")
             pause_point("select", txn.home, txn.store)
             generations.select(txn.home, txn.store, generation)
-    if txn.receipt.resolution is None:  # a successful receipt lists every file
-        txn.receipt.resolution = generation.record["resolution"]
-    txn.receipt.generation = generation.to_receipt(selected=True, restart_required=how != "current")
+    if txn.draft.resolution is None:  # a successful receipt lists every file
+        txn.draft.resolution = generation.record["resolution"]
+    txn.draft.generation = generation.to_receipt(selected=True, restart_required=how != "current")
     default = {"current": ALREADY, "reused": f"selected generation {generation.id}, already built for these inputs",
                "built": f"built and selected generation {generation.id}"}[how]
     txn.finish("ok", EXIT_OK, message or default)
@@ -136,9 +136,9 @@ def cleaning_up(txn: Transaction) -> Iterator[None]:
         try:
             generations.remove_incomplete(txn.home, txn.store)
         except PmError as cleanup:
-            txn.receipt.warnings.append(f"could not remove the unfinished generation: {cleanup}")
+            txn.draft.warnings.append(f"could not remove the unfinished generation: {cleanup}")
         current = generations.read_state(txn.home).get("selected")
-        txn.receipt.extra["message"] = ("nothing was selected; " + (
+        txn.draft.record(message="nothing was selected; " + (
             f"generation {current} stays selected" if current else "no generation is selected"))
         raise
 
@@ -150,7 +150,7 @@ def _after_a_mismatch(txn: Transaction, failure: PmError) -> None:
     from ..commands import hermes
 
     if isinstance(failure, HashMismatch):
-        txn.receipt.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
+        txn.draft.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
                          "ask the index for every page again (it may have fixed the file or its sha256 since the "
                          "cached pages were read), then resolve and build anew")
 
@@ -172,7 +172,7 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     from ..frozen import localize, read_frozen
     from ..records import resolution_to_json
 
-    inputs, receipt = txn.gathered, txn.receipt
+    inputs, receipt = txn.gathered, txn.draft
     _remove_incomplete(txn)
     with cleaning_up(txn):
         frozen = read_frozen(Path(label), inputs.target)
@@ -182,7 +182,7 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     with cleaning_up(txn):
         resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
         _check_offline(inputs, resolution, label)
-    receipt.extra["frozen"]["local_files"] = list(local)
+    receipt.record(frozen={"local_files": list(local)})
     receipt.resolution = resolution_to_json(resolution)
     receipt.warnings += list(resolution.warnings)
     frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256,
@@ -204,13 +204,13 @@ def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool)
     from ..frozen import Basis, differences
     from .failures import InputsChanged
 
-    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
     changes = None if frozen.basis is None else (
         [] if frozen.basis.fingerprint == inputs.fingerprint
         else differences(frozen.basis, Basis.from_inputs(inputs), label))
-    receipt.extra["frozen"] = {"from": str(Path(label).absolute()), "kind": frozen.kind,
-                               "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
-                               "inputs": "unrecorded" if changes is None else "changed" if changes else "match"}
+    receipt.record(frozen={"from": str(Path(label).absolute()), "kind": frozen.kind,
+                           "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
+                           "inputs": "unrecorded" if changes is None else "changed" if changes else "match"})
     if changes != [] and not ignore_inputs:
         receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
                      f"build exactly the files of {label} anyway")
@@ -228,7 +228,7 @@ def _check_pins_meet_roots(txn: Transaction, resolution: Resolution, label: str,
     from ..resolver.model import root_requirements, unmet_roots
     from .failures import UnmetRequirements
 
-    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
     unmet = unmet_roots(root_requirements(inputs.union, inputs.target), resolution.pins, label)
     if not unmet:
         return

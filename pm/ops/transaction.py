@@ -23,7 +23,7 @@ from ..errors import InputError, PmError
 from ..inputs import Inputs, gather
 from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
 from ..names import check_name
-from ..receipt import Receipt
+from ..receipt import Draft, Receipt
 from ..settings import Settings, environment_home
 from ..store import Store
 from . import receipts
@@ -38,23 +38,32 @@ if TYPE_CHECKING:
 @dataclass
 class Transaction:
     """The state of one running operation: where (``home``, the environment home), how
-    (``options``, ``reporter``), its ``receipt`` and ``store``, and the ``inputs`` once gathered."""
+    (``options``, ``reporter``), the ``draft`` of its receipt while it works and the ``receipt``
+    :meth:`finish` (or :meth:`fail`) builds of it once, its ``store``, and the ``inputs`` once
+    gathered."""
 
     home: Path
     options: Options
     reporter: Reporter
-    receipt: Receipt
+    draft: Draft
     store: Store
     inputs: Inputs | None = None
     value: Any = None
     stored_under: str | None = None  # the results-cache key of its resolution (pm.reuse)
+    finished: Receipt | None = None
+
+    @property
+    def receipt(self) -> Receipt:
+        """The finished receipt (after :meth:`finish` or :meth:`fail`)."""
+        assert self.finished is not None, "finish() the operation first"
+        return self.finished
 
     def gather(self, candidate: str | None = None, *, owner: Path | None = None) -> Inputs:
         """Gather the inputs (with ``candidate`` proposed in ``owner``'s config) and start the
         receipt from them; a second call (after config edits) starts it anew."""
         inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner)
         self.inputs = inputs
-        start(self.receipt, inputs, self.options.shown_home)
+        start(self.draft, inputs, self.options.shown_home)
         return inputs
 
     @property
@@ -63,10 +72,18 @@ class Transaction:
         return self.inputs
 
     def finish(self, outcome: str, code: int, message: str | None = None) -> Receipt:
+        """Build the receipt, once: ``outcome``, ``code`` and (for people) ``message``."""
+        assert self.finished is None, "the receipt is built once"
         if message is not None:
-            self.receipt.extra["message"] = message
-        self.receipt.finish(outcome, code)
-        return self.receipt
+            self.draft.record(message=message)
+        self.finished = self.draft.finish(outcome, code, receipts.tool_facts())
+        return self.finished
+
+    def fail(self, exc: PmError) -> Receipt:
+        """Build the receipt, once, with ``exc`` as its failure (:func:`fail`)."""
+        assert self.finished is None, "the receipt is built once"
+        self.finished = fail(self.draft, exc)
+        return self.finished
 
 
 @dataclass(frozen=True)
@@ -84,7 +101,7 @@ class Result:
         return self.receipt.exit_code
 
 
-def start(receipt: Receipt, inputs: Inputs, shown_home: Path | None = None) -> Receipt:
+def start(receipt: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft:
     """Fill the receipt's target, inputs and the selection's notices from ``inputs``; a configured
     memory provider that is not installed is also a next step (``hermes update``, with
     ``shown_home``)."""
@@ -110,7 +127,7 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
     options = options or Options()
     env_home = environment_home(home)
-    txn = Transaction(env_home, options, reporter, Receipt(kind, env_home, candidate=candidate),
+    txn = Transaction(env_home, options, reporter, Draft(kind, env_home, candidate=candidate),
                       Store.for_home(env_home))
     try:
         if candidate is not None and kind != "install":  # install's candidate is a source, named later
@@ -122,19 +139,19 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
                 txn.gather(candidate)
             txn.value = work(txn)
     except PmError as exc:
-        fail(txn.receipt, exc)
-    assert txn.receipt.finished, f"operation {kind!r} ended without finishing its receipt"
-    receipts.write(txn.receipt)
+        txn.finished = None  # a failure after finish() (writing a record, say) is what the receipt says
+        txn.fail(exc)
+    assert txn.finished is not None, f"operation {kind!r} ended without finishing its receipt"
+    txn.finished = receipts.write(txn.finished)
     return txn
 
 
-def fail(receipt: Receipt, exc: PmError) -> Receipt:
-    """Finish ``receipt`` with ``exc`` as its failure (:func:`failure_of`)."""
+def fail(draft: Draft, exc: PmError) -> Receipt:
+    """The receipt of ``draft`` with ``exc`` as its failure (:func:`failure_of`)."""
     failure = failure_of(exc)
-    receipt.failure = failure.section
-    receipt.extra.update(failure.extra)
-    receipt.finish(failure.outcome, failure.exit_code)
-    return receipt
+    draft.failure = failure.section
+    draft.record(**failure.extra)
+    return draft.finish(failure.outcome, failure.exit_code, receipts.tool_facts())
 
 
 @contextlib.contextmanager
