@@ -2,7 +2,7 @@
 
 They live at the top of the repository, beside the packages, so a checkout finds them there; an
 installed wheel has no such folder, so the build copies them to ``pm/data/plugins/memory/``, where
-:mod:`pm.discover` looks when the checkout's folder is absent. Everything else is in pyproject.toml.
+:mod:`pm.inputs.discover` looks when the checkout's folder is absent. Everything else is in pyproject.toml.
 """
 
 import shutil

@@ -2,7 +2,7 @@
 
 At start-up, before any plugin is loaded, :func:`activate` puts the selected generation's
 ``site-packages`` (and what its ``.pth`` files add) at the front of :data:`sys.path` and takes a
-lease on it (:func:`pm.leases.take`, released at exit), so ``hermes pm gc`` never removes an
+lease on it (:func:`pm.env.leases.take`, released at exit), so ``hermes pm gc`` never removes an
 environment this process uses. A later ``hermes pm sync`` selects a new generation; this process
 keeps its own until it restarts. Activation happens at most once per process: a second call
 returns the generation already active.
@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.errors import ActivationError
-from pm import generations, leases
-from pm.generations import Generation
-from pm.settings import environment_home
-from pm.store import Store
+from pm.base.store import Store
+from pm.env import generations, leases
+from pm.env.generations import Generation
+from pm.inputs.settings import environment_home
 
 __all__ = ["Activation", "activate", "active", "environment_home"]
 

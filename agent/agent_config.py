@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from pm.config import config_data
+from pm.inputs.config import config_data
 
 __all__ = ["flag", "load", "setting"]
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from pm.lock import env_seconds
+from pm.base.lock import env_seconds
 
 from .errors import ProviderLoadFailed
 
@@ -29,7 +29,7 @@ TIMEOUT_ENV = "HERMES_PROVIDER_TIMEOUT"
 
 def timeout() -> float:
     """``$HERMES_PROVIDER_TIMEOUT`` when it is a finite positive number, else the default
-    (:func:`pm.lock.env_seconds`, pm's one rule for timeouts)."""
+    (:func:`pm.base.lock.env_seconds`, pm's one rule for timeouts)."""
     return env_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.memory_provider import MemoryProvider
-from pm.store import Store
+from pm.base.store import Store
 
 __all__ = ["DELIMITER", "TARGETS", "BuiltinMemoryError", "BuiltinMemoryProvider", "BuiltinMemoryStore",
            "MemoryOp", "MemoryWrite"]

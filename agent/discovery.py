@@ -10,8 +10,8 @@ one wins and the others are kept, marked ``shadowed_by`` the winner:
 4. ``entry_point`` — installed distributions advertising the entry-point group
    ``hermes_agent.memory_providers`` (entry-point name = provider name).
 
-The three folder sources are pm's own discovery (:mod:`pm.discover`, :func:`pm.plugin.inspect`,
-:func:`pm.plugin.apply_precedence`), so the host and ``hermes pm scan`` always agree. Entry points
+The three folder sources are pm's own discovery (:mod:`pm.inputs.discover`, :func:`pm.inputs.plugin.inspect`,
+:func:`pm.inputs.plugin.apply_precedence`), so the host and ``hermes pm scan`` always agree. Entry points
 are located through their distribution's ``RECORD`` (``Distribution.files`` /
 ``locate_file``), falling back to a plain look at the ``sys.path`` folders:
 :func:`importlib.util.find_spec` is never used, because it imports parent packages. Nothing here
@@ -29,9 +29,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from pm.discover import PluginSources, discover, is_plugin_name
-from pm.plugin import Plugin, apply_precedence, inspect
-from pm.selection import ENTRY_POINT_GROUP
+from pm.inputs.discover import PluginSources, discover, is_plugin_name
+from pm.inputs.plugin import Plugin, apply_precedence, inspect
+from pm.inputs.selection import ENTRY_POINT_GROUP
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -2,7 +2,7 @@
 
 :func:`ready` is the gate every host caller uses (loader, plugin CLI, ``hermes memory``):
 usable, then ready. *Usable* (:func:`check_usable`): the discovered root has no problems, is not shadowed and not in
-``plugins.disabled``. *Ready* (:func:`judge`): pm's readiness (:func:`pm.readiness.check`, from
+``plugins.disabled``. *Ready* (:func:`judge`): pm's readiness (:func:`pm.env.readiness.check`, from
 installed distribution metadata, never from "the module imports") says the provider's declared
 requirements are met in the generation this process runs on. A provider that declares no
 requirements — an empty list, no declaration at its root (sidecar-only), ``python_runtime:
@@ -23,14 +23,14 @@ from typing import Any
 from agent.activation import activate, environment_home
 from agent.discovery import ProviderInfo
 from agent.errors import ProviderInvalid, ProviderNotReady
-from pm.commands import hermes
-from pm.config import read_config
-from pm.generations import Generation
-from pm.inputs import Inputs, gather
-from pm.readiness import check
-from pm.selection import Status
-from pm.settings import Flags, resolve_home
-from pm.target import running_environment
+from pm.base.commands import hermes
+from pm.env.generations import Generation
+from pm.env.readiness import check
+from pm.inputs.collect import Inputs, gather
+from pm.inputs.config import read_config
+from pm.inputs.selection import Status
+from pm.inputs.settings import Flags, resolve_home
+from pm.inputs.target import running_environment
 
 __all__ = ["ACTIVE", "ProviderReadiness", "check_usable", "judge", "needs_generation", "ready", "sync_command"]
 

@@ -2,7 +2,7 @@
 
 :func:`load_memory_provider` is the one path from a plugin folder to a running provider:
 
-1. read ``memory.provider`` from the home's ``config.yaml`` (:func:`pm.config.read_config`);
+1. read ``memory.provider`` from the home's ``config.yaml`` (:func:`pm.inputs.config.read_config`);
 2. find it by the precedence of :mod:`agent.discovery` (no import);
 3-5. pass the gate (:func:`agent.gate.ready`): refuse it loudly when unusable, activate this
    process's generation if not done yet, ask pm's readiness whether its declared requirements
@@ -37,8 +37,8 @@ from agent.imports import import_package
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
 from agent.skills import Skill, qualify
-from pm.config import read_config
-from pm.generations import Generation
+from pm.env.generations import Generation
+from pm.inputs.config import read_config
 
 __all__ = ["ACTIVE", "LoadedProvider", "PluginContext", "load_into", "load_memory_provider",
            "resolve_provider"]
@@ -125,7 +125,7 @@ def load_memory_provider(
     its skills are offered only when it is the configured one. ``generation`` is the generation
     this process runs on; default :data:`ACTIVE`.
 
-    Raises :class:`pm.errors.ConfigError` for an unreadable ``config.yaml``,
+    Raises :class:`pm.base.errors.ConfigError` for an unreadable ``config.yaml``,
     :class:`~agent.errors.ActivationError` when the selected generation cannot be activated,
     :class:`~agent.errors.ProviderNotFound`, :class:`~agent.errors.ProviderInvalid`,
     :class:`~agent.errors.ProviderNotReady` (nothing imported) or

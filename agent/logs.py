@@ -58,7 +58,7 @@ def register(groups: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the log; exit 0 (an absent log is empty, said on stderr)."""
-    from pm.settings import resolve_home
+    from pm.inputs.settings import resolve_home
 
     path = log_path(resolve_home(args.home), args.which)
     try:

@@ -45,12 +45,12 @@ from agent.memory_setup import (
     terminal_asker,
 )
 from agent.skills import skills_of
+from pm.base.errors import PmError
 from pm.cli._common import add_common, existing_home
 from pm.cli._output import configure, terminal_safe
 from pm.cli._parser import Parser
 from pm.cli.resolve import tell_resolved
-from pm.config import read_config
-from pm.errors import PmError
+from pm.inputs.config import read_config
 
 __all__ = ["main", "register", "run", "status_report"]
 
@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         home = existing_home(args.home)
         if args.memory_command == "setup":
-            from pm.managed import check as refuse_if_managed
-            from pm.settings import environment_home
+            from pm.env.managed import check as refuse_if_managed
+            from pm.inputs.settings import environment_home
 
             # setup may run admission, which changes the environment: a profile's is its primary's
             refuse_if_managed(environment_home(home), "memory-setup")
@@ -153,7 +153,7 @@ def _ask_provider(names: list[str], config_file: Path) -> str:
 
 
 def _setup(home: Path, args: argparse.Namespace) -> int:
-    from pm.names import check_name
+    from pm.base.names import check_name
     from pm.ops.admit import choose_memory_provider
 
     args.name = _chosen(home, args.name)

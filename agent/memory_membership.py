@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from agent.context import bound_home
 from agent.logs import log_event
-from pm.names import BUILTIN_PROVIDER
+from pm.base.names import BUILTIN_PROVIDER
 
 if TYPE_CHECKING:
     from agent.memory_manager import MemoryManager
 
 logger = logging.getLogger("agent.memory_manager")
 
-BUILTIN_PROVIDER_NAME = BUILTIN_PROVIDER  # pm.names: the one spelling of the host's provider
+BUILTIN_PROVIDER_NAME = BUILTIN_PROVIDER  # pm.base.names: the one spelling of the host's provider
 EVENT_INSTANCE_SHARED = "memory_provider_instance_shared"
 EVENT_REFUSED = "memory_provider_refused"
 EVENT_CALLER_UNRESOLVED = "memory_caller_profile_unresolved"

@@ -27,9 +27,9 @@ from agent.discovery import ProviderInfo
 from agent.gate import ProviderReadiness, ready
 from agent.loader import load_memory_provider, resolve_provider
 from agent.secrets import read_env, write_secret
-from pm import generations
-from pm.config import read_config
-from pm.receipt import Receipt
+from pm.env import generations
+from pm.inputs.config import read_config
+from pm.records.receipt import Receipt
 
 __all__ = ["Preparation", "SetupError", "SetupResult", "collect_values", "parse_sets",
            "prepare_provider", "run_setup", "terminal_asker"]
@@ -114,11 +114,11 @@ def _selected_generation(home: Path) -> generations.Generation | None:
 def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> Receipt:
     """Admission for an unselected provider, a sync for a selected one: pm's operations, on the
     environment of ``home`` (a profile's is its primary's); returns the finished receipt."""
+    from pm.inputs.settings import resolve_home
     from pm.ops import Notices
     from pm.ops.admit import enable
     from pm.ops.options import Options
     from pm.ops.sync import sync
-    from pm.settings import resolve_home
 
     reporter = Notices(say)
     # next steps name this home unless it is the one a bare `hermes` command finds by itself

@@ -31,8 +31,8 @@ from agent.errors import ActivationError, MemoryPluginError, ProviderInvalid
 from agent.gate import ACTIVE, ready
 from agent.imports import import_submodule
 from agent.loader import resolve_provider
-from pm.errors import PmError
-from pm.settings import resolve_home
+from pm.base.errors import PmError
+from pm.inputs.settings import resolve_home
 
 __all__ = ["PluginCliCommand", "discover_plugin_cli_commands", "mount_plugin_cli_commands",
            "run_plugin_command"]

@@ -10,20 +10,20 @@ import argparse
 import sys
 from typing import Any
 
-from pm import generations
+from pm.base.errors import EXIT_CONFLICT, EXIT_OK
+from pm.base.names import printable
 from pm.cli._changes import tell_changes
 from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, table, tell_failed, tell_receipt
 from pm.cli.resolve import tell_resolved
 from pm.cli.sync import report
-from pm.errors import EXIT_CONFLICT, EXIT_OK
-from pm.inputs import gather
-from pm.names import printable
+from pm.env import generations
+from pm.env.readiness import check
+from pm.inputs.collect import gather
 from pm.ops.admit import disable, enable
 from pm.ops.install import install, remove
 from pm.ops.update import update
-from pm.readiness import check
-from pm.receipt import Receipt
+from pm.records.receipt import Receipt
 
 
 def register(groups: "argparse._SubParsersAction[Any]") -> None:

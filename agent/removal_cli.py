@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pm.base.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from pm.cli._common import add_common, add_lock_option, add_resolution_options, home_of, options_from
 from pm.cli._output import emit_json, failed_early, reporter_for, say, tell_failure, tell_receipt, tell_steps
-from pm.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from pm.inputs.settings import environment_home
 from pm.ops.uninstall import RemovalPlan, plan_profile_delete, plan_uninstall, profile_delete, uninstall
-from pm.receipt import Receipt
-from pm.settings import environment_home
+from pm.records.receipt import Receipt
 
 __all__ = ["register", "run"]
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agent.context import active_home
-from pm.config import config_data
+from pm.inputs.config import config_data
 
 __all__ = ["LAUNCH_CWD", "TERMINAL_CWD_ENV", "resolve_agent_cwd", "session_cwd", "terminal_cwd_of",
            "use_session_cwd", "use_terminal_cwd"]

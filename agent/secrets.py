@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from agent.context import secret_scope
-from pm.store import Store
+from pm.base.store import Store
 
 __all__ = [
     "ENV_FILE_NAME",

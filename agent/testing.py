@@ -22,8 +22,8 @@ BUNDLED = ROOT / "plugins" / "memory"
 def set_config(home: Path, **sections: Any) -> None:
     """Set top-level ``sections`` of ``home``'s config.yaml (each replaced whole), read and written
     the way pm and the host do: the bounded reader, the one editor, under the home lock."""
-    from pm.config import config_mapping
-    from pm.config_edit import set_mapping
+    from pm.inputs.config import config_mapping
+    from pm.inputs.config_edit import set_mapping
     from pm.ops.config_file import edit_config
 
     edit_config(home, lambda text: set_mapping(text, {**config_mapping(home), **sections}))

@@ -4,13 +4,13 @@ The guide: every write to ``config.yaml`` goes through ``save_config(..., merge_
 With ``merge_existing`` the given mapping is merged key by key (nested mappings recursively) into
 what the file holds now, so a provider that saves ``{"memory": {"my-provider": {...}}}`` never
 drops another section. Writes are atomic and serialized (between threads and, under the home lock,
-between processes); the result must still be a valid config (:func:`pm.config.read_config`), else
+between processes); the result must still be a valid config (:func:`pm.inputs.config.read_config`), else
 nothing is written.
 
 Underneath is pm's own reading and writing of config.yaml: the bounded reader
-(:func:`pm.config.config_mapping`: at most 1 MiB, no alias bomb, a duplicated key refused rather
+(:func:`pm.inputs.config.config_mapping`: at most 1 MiB, no alias bomb, a duplicated key refused rather
 than one copy silently dropped) and the one editor (:func:`pm.ops.config_file.edit_config` with
-:func:`pm.config_edit.set_mapping`): only the keys that change are rewritten, so comments, key
+:func:`pm.inputs.config_edit.set_mapping`): only the keys that change are rewritten, so comments, key
 order and line endings elsewhere in the file stay as they were.
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.context import active_home
-from pm.config import CONFIG_NAME, config_mapping
-from pm.config_edit import ConfigEditError, set_mapping
-from pm.errors import ConfigError
+from pm.base.errors import ConfigError
+from pm.inputs.config import CONFIG_NAME, config_mapping
+from pm.inputs.config_edit import ConfigEditError, set_mapping
 
 __all__ = ["ConfigWriteError", "config_path", "load_config", "save_config"]
 
@@ -49,7 +49,7 @@ def config_path(home: str | os.PathLike[str] | None = None) -> Path:
 def load_config(home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The whole ``config.yaml`` as a dict (``{}`` when it does not exist). Read within pm's
     bounds: a file pm cannot read (too large, not a regular file, invalid YAML, a duplicated key)
-    raises :class:`pm.errors.ConfigError` naming the file and the line."""
+    raises :class:`pm.base.errors.ConfigError` naming the file and the line."""
     return config_mapping(config_path(home).parent)
 
 

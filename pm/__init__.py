@@ -1,22 +1,22 @@
 """hermes-pm: the plugin package manager and dependency resolver of the Hermes agent.
 
-Table of contents (pure core first, edges last):
+Floors, lowest first (each a package whose ``__init__`` lists its modules; a floor imports only
+from the floors below it, checked by tests/test_layers.py):
 
-- :mod:`pm.manifest`, :mod:`pm.declaration` — what a plugin root says it needs
-- :mod:`pm.discover`, :mod:`pm.plugin` — plugin roots from their sources, and precedence
-- :mod:`pm.config`, :mod:`pm.selection` — which roots are members, and why the others are not
-- :mod:`pm.core`, :mod:`pm.target` — the host's requirements and lock; the target interpreter
-- :mod:`pm.union` — core + members with origins, and the input fingerprint
-- :mod:`pm.settings`, :mod:`pm.inputs` — flag > environment > config > default; one gathering step
-- :mod:`pm.resolver`, :mod:`pm.records` — resolutions and conflicts, and their receipt sections
-- :mod:`pm.receipt` — the receipt, a value (schema in ``pm/schemas/``)
-- :mod:`pm.index`, :mod:`pm.uv`, :mod:`pm.build`, :mod:`pm.generations`, :mod:`pm.store`,
-  :mod:`pm.lock` — the edges: index client, the one uv choke point, builds, atomic writes, the lock
+- :mod:`pm.base` — errors, bounded file reading, YAML/TOML, names, store, lock, watch, the uv runner
+- :mod:`pm.index` — package indexes: pages, metadata, HTTP and its cache, find-links, builds
+- :mod:`pm.inputs.collect` — the home read: config, settings, manifests, declarations, discovery,
+  selection, core, target, union, catalog
+- :mod:`pm.resolver` — resolutions, and the proof of a refusal
+- :mod:`pm.records.sections` — receipts and their sections, reused resolutions, frozen locks, exports
+- :mod:`pm.env` — builds, generations, leases, readiness, plugin installs
 - :mod:`pm.ops` — the operations (resolve, sync, enable/disable, update, install/remove, check, gc):
   one transaction each, one failure vocabulary, printing nothing
 - :mod:`pm.cli` — ``hermes pm …`` / ``python -m pm …``: parse → Options → operation → render;
-  :mod:`pm.cli.shortcut` answers an identical resolve over unchanged inputs (:mod:`pm._watch`)
-- :mod:`pm.testing` — real wheels, a real local index and home builders for tests and benchmarks
+  :mod:`pm.cli.shortcut` answers an identical command over unchanged inputs (:mod:`pm.base.watch`)
+
+Beside them, :mod:`pm.testing`: real wheels, a real local index and home builders for tests and
+benchmarks.
 """
 
 __version__ = "0.1.0"

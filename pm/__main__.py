@@ -3,13 +3,13 @@ files is answered by :mod:`pm.cli.shortcut` before the rest of pm is loaded."""
 
 import sys
 
-from .cli.shortcut import answer
+from pm.cli.shortcut import answer
 
 ENTRY = "python -m pm"
 
 code = answer([ENTRY, *sys.argv[1:]])
 if code is None:
-    from .cli import main
+    from pm.cli import main
 
     code = main(sys.argv[1:], entry=ENTRY)
 sys.exit(code)

@@ -71,7 +71,7 @@ def test_every_receipt_schema_field_is_described():
 def test_every_lock_the_docs_write_or_install_has_a_name_uv_and_pip_accept():
     """Issue 24: docs/nix.md exported ``-o hermes-pylock.toml`` and installed it with ``uv pip
     install -r``, which uv refuses: PEP 751 names a lock ``pylock.toml`` or ``pylock.<name>.toml``."""
-    from pm.export import PYLOCK_NAME
+    from pm.records.export import PYLOCK_NAME
 
     used = {(doc.name, name) for doc in DOCS
             for name in re.findall(r"(?:-o|--output|-r|--from|source =)\s+(?:\./)?([\w.-]*\.toml)\b", doc.read_text())

@@ -1,9 +1,13 @@
 """The import rules, checked mechanically: an AST walk over pm/ and agent/ that also reads imports
 inside functions (where the lazy, upward ones used to hide).
 
-Dependencies point down: cli → ops → core and edges. Nothing below the CLI imports it; the
-operations print nothing; argparse lives in the CLIs; pm runs subprocesses through pm/uv.py only,
-plus the exceptions listed here with their reasons. And every pm module is imported by a test.
+pm is built in floors, one package each, listed in FLOORS lowest first: read that table first. A
+module imports only from its own floor and the floors below it (so no two floors import each other:
+no cycle between packages); no module lives loose at pm's root but the package face and the
+``python -m pm`` entry point; pm.testing (real wheels, indexes and homes for tests) stands beside
+the floors and none of them imports it. The operations print nothing; argparse lives in the CLIs;
+pm runs subprocesses through pm/base/uv.py only, plus the exceptions listed here with their reasons.
+And every pm module is imported by a test.
 """
 
 from __future__ import annotations
@@ -16,11 +20,28 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: pm's floors, lowest first: (package, what it holds). A floor may import the floors above it in
+#: this table, never one below it.
+FLOORS = (
+    ("pm.base", "errors, bounded reading of files, YAML/TOML, names, atomic store, the home's lock, "
+                "the cache folder, what was read (watch), pm's code as a key, the one uv runner"),
+    ("pm.index", "package indexes: pages, metadata, the HTTP client, the cache, find-links, builds"),
+    ("pm.inputs", "the home read: config and its editor, settings, manifests, declarations, "
+                  "discovery, selection, core, target, union, catalog"),
+    ("pm.resolver", "the resolution over the inputs, and the proof of a refusal"),
+    ("pm.records", "receipts and their sections, reused resolutions, frozen locks, exports"),
+    ("pm.env", "environments on disk: builds, generations, leases, readiness, plugin installs"),
+    ("pm.ops", "the operations: one transaction each, printing nothing"),
+    ("pm.cli", "hermes pm: parse, run an operation, print"),
+)
+#: What may live at pm's root beside the floors.
+ROOT_MODULES = {"pm", "pm.__main__"}
+
 #: Modules that may run a subprocess besides pm/uv.py, and why.
 SUBPROCESS_EXCEPTIONS = {
-    "pm.target": "asks another interpreter for its markers and tags (one probe per interpreter)",
+    "pm.inputs.target": "asks another interpreter for its markers and tags (one probe per interpreter)",
     "pm.index.installed": "asks an interpreter for its site-packages folders (one probe)",
-    "pm.install": "git clone/checkout of a pinned commit for plugins install",
+    "pm.env.plugin_install": "git clone/checkout of a pinned commit for plugins install",
 }
 
 
@@ -71,10 +92,35 @@ def is_cli(path: Path) -> bool:
         rel.parts[0] == "agent" and rel.stem.endswith("_cli"))
 
 
-def test_nothing_below_the_cli_imports_it() -> None:
-    allowed = ("pm/cli/", "pm/__main__.py", "pm/testing/")
-    below = [p for p in modules("pm") if not str(p.relative_to(ROOT)).startswith(allowed)]
-    assert violations(below, "pm.cli") == []
+def floor_of(name: str) -> int | None:
+    """The index of ``name``'s floor in FLOORS (None for pm's root, pm.testing and other packages)."""
+    return next((i for i, (package, _) in enumerate(FLOORS) if is_under(name, package)), None)
+
+
+def test_every_module_is_on_a_floor() -> None:
+    loose = [module_name(p) for p in modules("pm") if floor_of(module_name(p)) is None
+             and module_name(p) not in ROOT_MODULES and not is_under(module_name(p), "pm.testing")
+             and not is_under(module_name(p), "pm.data")]
+    assert loose == []
+
+
+def test_floors_import_only_downward() -> None:
+    upward = []
+    for path in modules("pm"):
+        own = floor_of(module_name(path))
+        if own is None:
+            continue
+        for name, line in imports(path):
+            other = floor_of(name)
+            if is_under(name, "pm.testing") or (other is not None and other > own):
+                upward.append(f"{path.relative_to(ROOT)}:{line}: imports {name} ({FLOORS[own][0]} is below it)")
+    assert upward == []
+
+
+def test_the_floor_rule_sees_an_upward_import() -> None:
+    assert floor_of("pm.base.uv") == 0 and floor_of("pm.cli.sync") == len(FLOORS) - 1
+    found = {name for name, _ in imports_in(b"def f():\n    from ..index.cache import Cache\n", "pm.base.uv")}
+    assert any(floor_of(name) == 1 for name in found)
 
 
 def test_the_host_calls_operations_never_the_cli() -> None:
@@ -82,12 +128,6 @@ def test_the_host_calls_operations_never_the_cli() -> None:
     ``*_cli`` groups, which mount ``hermes pm`` and render receipts) import pm.cli."""
     host = [p for p in modules("agent") if not is_cli(p)]
     assert violations(host, "pm.cli") == []
-
-
-def test_the_core_does_not_import_the_operations() -> None:
-    allowed = ("pm/cli/", "pm/ops/", "pm/testing/", "pm/__main__.py")
-    core = [p for p in modules("pm") if not str(p.relative_to(ROOT)).startswith(allowed)]
-    assert violations(core, "pm.ops") == []
 
 
 #: Modules outside the CLIs that still use argparse, and why. A to-do list, not a way out.
@@ -119,7 +159,7 @@ def test_the_operations_print_nothing() -> None:
 
 
 def test_subprocesses_only_through_the_choke_point() -> None:
-    allowed = {"pm.uv", *SUBPROCESS_EXCEPTIONS}
+    allowed = {"pm.base.uv", *SUBPROCESS_EXCEPTIONS}
     others = [p for p in modules("pm", "agent") if module_name(p) not in allowed
               and not module_name(p).startswith("pm.testing")]
     assert violations(others, "subprocess") == []
@@ -143,9 +183,9 @@ def reexports() -> dict[str, str]:
             continue
         package = module_name(init)
         for node in ast.walk(ast.parse(init.read_bytes())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            if isinstance(node, ast.ImportFrom) and node.module and is_under(node.module, package):
                 for alias in node.names:
-                    found[f"{package}.{alias.asname or alias.name}"] = f"{package}.{node.module}"
+                    found[f"{package}.{alias.asname or alias.name}"] = node.module
     return found
 
 

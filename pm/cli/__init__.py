@@ -7,7 +7,7 @@ The commands and their parser live in :mod:`._main`, loaded on first use (PEP 56
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._main import TABLE, build_parser, command, dispatch, invoked, main, register
+    from pm.cli._main import TABLE, build_parser, command, dispatch, invoked, main, register
 
 _LAZY = frozenset({"TABLE", "build_parser", "command", "dispatch", "invoked", "main", "register"})
 
@@ -15,7 +15,7 @@ _LAZY = frozenset({"TABLE", "build_parser", "command", "dispatch", "invoked", "m
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _main
+    from pm.cli import _main
 
     return getattr(_main, name)
 

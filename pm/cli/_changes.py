@@ -7,11 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import generations
-from ..errors import PmError
-from ..settings import environment_home
-from ._common import home_of
-from ._output import paint, say
+from pm.base.errors import PmError
+from pm.cli._common import home_of
+from pm.cli._output import paint, say
+from pm.env import generations
+from pm.inputs.settings import environment_home
 
 #: Commands (``args.command``) whose success may select another generation.
 CHANGING = frozenset({"sync", "rollback", "plugins-enable", "plugins-disable", "plugins-install", "update"})

@@ -7,8 +7,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..ops.options import Options
-from ..settings import Flags, resolve_home
+from pm.inputs.settings import Flags, resolve_home
+from pm.ops.options import Options
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +53,7 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
 
 def add_lock_option(parser: argparse.ArgumentParser) -> None:
     """``--lock-timeout`` for every command that changes a home."""
-    from ..lock import LOCK_TIMEOUT
+    from pm.base.lock import LOCK_TIMEOUT
 
     parser.add_argument("--lock-timeout", type=float, default=None, metavar="SECONDS",
                         help="give up waiting for another pm process after SECONDS "
@@ -94,7 +94,7 @@ def existing_home(flag: str | None, *, creates: bool = False, env: Mapping[str, 
     home = resolve_home(flag, env)
     if home.is_dir():
         return home
-    from ..errors import UsageError
+    from pm.base.errors import UsageError
 
     if flag:
         raise UsageError(f"--home {flag}: no such folder (a home holds config.yaml and plugins/)")

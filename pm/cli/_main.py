@@ -13,14 +13,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import EXIT_FAILURE, PmError
-from ..ops.receipts import write
-from ..ops.transaction import fail
-from ..receipt import Draft
-from ..settings import resolve_home
-from ._common import add_common, add_resolution_options
-from ._output import say, tell_failed
-from ._parser import Parser, add_version, hoist_globals
+from pm.base.errors import EXIT_FAILURE, PmError
+from pm.cli._common import add_common, add_resolution_options
+from pm.cli._output import say, tell_failed
+from pm.cli._parser import Parser, add_version, hoist_globals
+from pm.inputs.settings import resolve_home
+from pm.ops.receipts import write
+from pm.ops.transaction import fail
+from pm.records.receipt import Draft
 
 #: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
 #: Command modules are imported only when that command runs (or for --help), so a no-op
@@ -89,8 +89,8 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
     operations). The operations record their own failures in their receipts; a deliberate failure
     that escapes one (a mistyped ``--home``, a broken config before a read-only command) becomes a
     message, a receipt and an exit code here."""
-    from ._changes import pins_before, tell_changes
-    from ._output import configure
+    from pm.cli._changes import pins_before, tell_changes
+    from pm.cli._output import configure
 
     configure(quiet=bool(getattr(args, "quiet", False)), verbose=int(getattr(args, "verbose", 0) or 0))
     try:

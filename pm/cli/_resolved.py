@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._output import paint, say, table, terminal_safe
+from pm.cli._output import paint, say, table, terminal_safe
 
 
 def render(data: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._output import paint, say_error, table, tell_steps
+from pm.cli._output import paint, say_error, table, tell_steps
 
 
 def tell_refusal(conflict: dict[str, Any], candidate: str | None, next_steps: list[dict[str, Any]]) -> None:

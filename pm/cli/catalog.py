@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
-from ..settings import Flags
-from ._common import add_common, existing_home
-from ._output import emit_json, say, table
+from pm.base.errors import UsageError
+from pm.cli._common import add_common, existing_home
+from pm.cli._output import emit_json, say, table
+from pm.inputs.settings import Flags
 
 TOGETHER = "(together)"
 
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ops.catalog_check import catalog_check
+    from pm.ops.catalog_check import catalog_check
 
     flags = Flags(home=args.home, core=args.core, core_lock=args.core_lock, index_url=args.index_url,
                   find_links=tuple(args.find_links or ()), no_index=args.no_index, offline=args.offline)

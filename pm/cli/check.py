@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._watch import note_code, watching
-from ..ops.check import check
-from ._common import home_of, options_from
-from ._output import emit_json, reporter_for, tell_failed, tell_receipt
-from ._summaries import readiness
-from .resolve import tell_resolved
-from .shortcut import remember_plain
+from pm.base.watch import note_code, watching
+from pm.cli._common import home_of, options_from
+from pm.cli._output import emit_json, reporter_for, tell_failed, tell_receipt
+from pm.cli._summaries import readiness
+from pm.cli.resolve import tell_resolved
+from pm.cli.shortcut import remember_plain
+from pm.ops.check import check
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

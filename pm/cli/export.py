@@ -8,10 +8,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from pm.base.errors import EXIT_FAILURE, EXIT_OK
 from pm.cli._common import home_of, options_from
 from pm.cli._output import say
 from pm.cli.resolve import tell_resolved
-from pm.errors import EXIT_FAILURE, EXIT_OK
 from pm.ops.export import FORMATS, export, write_output
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import EXIT_OK
-from ..ops.gc import gc, rollback
-from ._changes import tell_changes
-from ._common import add_lock_option, home_of, options_from
-from ._output import emit_json, failed_early, reporter_for, say, tell_failed, tell_receipt
+from pm.base.errors import EXIT_OK
+from pm.cli._changes import tell_changes
+from pm.cli._common import add_lock_option, home_of, options_from
+from pm.cli._output import emit_json, failed_early, reporter_for, say, tell_failed, tell_receipt
+from pm.ops.gc import gc, rollback
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 
-from .._watch import Watch, note_code, watching
-from ..errors import EXIT_CONFLICT
-from ..ops.resolve import resolve
-from ..ops.transaction import Result
-from ..receipt import Receipt
-from ._common import home_of, options_from, shown_home
-from ._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
-from ._resolved import show
-from ._summaries import tell_refusal
-from .shortcut import MISSES, remember
+from pm.base.errors import EXIT_CONFLICT
+from pm.base.watch import Watch, note_code, watching
+from pm.cli._common import home_of, options_from, shown_home
+from pm.cli._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
+from pm.cli._resolved import show
+from pm.cli._summaries import tell_refusal
+from pm.cli.shortcut import MISSES, remember
+from pm.ops.resolve import resolve
+from pm.ops.transaction import Result
+from pm.records.receipt import Receipt
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -55,9 +55,9 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
     if key is None:
         return
     try:
-        from ..index.cache import Cache
-        from ..ops.transaction import cache_dir
-        from ..reuse import refusal_key, stored_as, stored_refusal
+        from pm.index.cache import Cache
+        from pm.ops.transaction import cache_dir
+        from pm.records.reuse import refusal_key, stored_as, stored_refusal
 
         cache = Cache(cache_dir())
         if refused:  # a refusal is remembered as its proof was stored: with the pages it read

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 
+from pm.base.names import printable
 from pm.cli._common import home_of, options_from
 from pm.cli._output import emit_json, paint, table, tell_failed
-from pm.inputs import Inputs
-from pm.names import printable
+from pm.inputs.collect import Inputs
+from pm.inputs.selection import Status
 from pm.ops.scan import report, scan
-from pm.selection import Status
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,20 +2,20 @@
 answers from its last answer, without parsing anything or loading the resolver.
 
 After a resolve that ended ``ok`` or in a refusal (whose proof and checked remedies were stored
-with the pages they read, :func:`pm.reuse.remember_refusal`), a sync that found nothing to do, or a check (of the selection
+with the pages they read, :func:`pm.records.reuse.remember_refusal`), a sync that found nothing to do, or a check (of the selection
 as it is, no ``--with``), :func:`remember` stores, under a key made of the command line, the
 working folder, the whole environment, the interpreter running pm (its options and ``sys.path``),
-the digest of pm's own code (:mod:`pm._code`) and whether the output streams are terminals: the
+the digest of pm's own code (:mod:`pm.base.codekey`) and whether the output streams are terminals: the
 finished receipt, what the command read (every file's bytes, folder listing, real path and
-program identity noted by :mod:`pm._watch` while it ran: the inputs, and for sync and check the
+program identity noted by :mod:`pm.base.watch` while it ran: the inputs, and for sync and check the
 selection state, the selected generation's record, interpreter and installed metadata) and the
 index pages a resolution was read from. :func:`answer` takes the shortcut only when every one of
 those observations is made the same way again and every page is still fresh in the cache by its
 own max-age (offline: still there) — exactly when the full command would give the same answer —
 and then writes a new receipt (new times, the same findings, ``shortcut``) and prints what the
 full command prints. Anything else (a changed file, a stale page, an unreadable record, another
-command) is a miss: the full command runs, and it decides. Only stdlib modules, :mod:`pm._watch`,
-:mod:`pm._code` and what writing a receipt and printing need are loaded here: this runs before
+command) is a miss: the full command runs, and it decides. Only stdlib modules, :mod:`pm.base.watch`,
+:mod:`pm.base.codekey` and what writing a receipt and printing need are loaded here: this runs before
 the rest of pm is imported.
 """
 
@@ -31,8 +31,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import _code, _watch
-from ..errors import EXIT_FAILURE, PmError
+from pm.base import codekey as _code
+from pm.base import watch as _watch
+from pm.base.errors import EXIT_FAILURE, PmError
 
 #: Bumped when what a record holds, or what it must match, changes.
 FORMAT = 2
@@ -83,7 +84,8 @@ def answer(argv: Sequence[str]) -> int | None:
 def _answer(argv: Sequence[str]) -> int | None:
     started = time.perf_counter()
     try:
-        from ..index.cache import Cache, default_cache_dir
+        from pm.base.cachedir import default_cache_dir
+        from pm.index.cache import Cache
 
         cache = Cache(default_cache_dir())
         record = _load(cache.root / FOLDER / f"{key(argv, cache.root)}.json")
@@ -109,7 +111,7 @@ def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], wri
     """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
     as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
     cache that cannot be written only costs speed."""
-    from ..store import Store
+    from pm.base.store import Store
 
     record = {"format": FORMAT, "command": command, "seen": seen, "stamps": _watch.vouch(seen), "pages": [list(p) for p in pages], "offline": offline,
               "said": list(said), "receipt": written}
@@ -129,7 +131,7 @@ def remember_plain(args: Any, command: str, seen: dict[str, str | None], written
     entry_argv = getattr(args, "entry_argv", None)
     if not entry_argv or written is None:
         return
-    from ..ops.transaction import cache_dir
+    from pm.ops.transaction import cache_dir
 
     remember(entry_argv, command, seen, written, said, [], offline=False, cache_root=cache_dir())
 
@@ -168,8 +170,8 @@ def _write(home: Path, command: str, data: dict[str, Any], started: float, *,
            json_output: bool) -> tuple[int, Path, Shown | None]:
     """Write the new receipt: its exit code, its path and what to print (None with --json).
     Raises (a miss) before anything is written when the record does not make a receipt."""
-    from ..ops.receipts import write_data
-    from ..receipt import now
+    from pm.ops.receipts import write_data
+    from pm.records.receipt import now
 
     data["started_at"] = now()
     data["seconds"] = round(time.perf_counter() - started, 3)
@@ -190,10 +192,10 @@ def _shown(command: str, data: dict[str, Any]) -> Shown:
     if command == "resolve" and data.get("conflict"):
         return None, []  # told by _tell, as the full command tells a refusal
     if command == "resolve":
-        from ._resolved import render
+        from pm.cli._resolved import render
 
         return render(data), []
-    from ._summaries import readiness, synced
+    from pm.cli._summaries import readiness, synced
 
     return (None, synced(data)) if command == "sync" else (readiness(data), [])
 
@@ -202,14 +204,14 @@ def _tell(data: dict[str, Any], said: list[str], path: Path, shown: Shown | None
     """Print the answer as the full command does (after the receipt is written, whatever happens
     while printing is this command's, as in the full command: running that now would write a
     second receipt and print the answer twice)."""
-    from ._output import emit_json, paint, say
+    from pm.cli._output import emit_json, paint, say
 
     if shown is None:
         emit_json(data | {"receipt_path": str(path)})
         return
     out, lines = shown
     if data.get("conflict"):
-        from ._summaries import tell_refusal
+        from pm.cli._summaries import tell_refusal
 
         tell_refusal(data["conflict"], data.get("candidate"), list(data.get("next_steps") or []))
     if out is not None:

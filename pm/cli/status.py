@@ -12,11 +12,11 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from .. import generations, leases
-from ..errors import EXIT_FAILURE, EXIT_OK
-from ..receipt import latest
-from ._common import home_of
-from ._output import emit_json, say
+from pm.base.errors import EXIT_FAILURE, EXIT_OK
+from pm.cli._common import home_of
+from pm.cli._output import emit_json, say
+from pm.env import generations, leases
+from pm.records.receipt import latest
 
 
 def status(home: Path) -> dict[str, Any]:

@@ -11,16 +11,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._watch import note_code, watching
-from ..errors import EXIT_OK
-from ..ops.sync import ALREADY, sync, sync_from
-from ..receipt import Receipt
-from ._changes import tell_changes
-from ._common import add_lock_option, home_of, options_from
-from ._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
-from ._summaries import synced
-from .resolve import tell_resolved
-from .shortcut import remember_plain
+from pm.base.errors import EXIT_OK
+from pm.base.watch import note_code, watching
+from pm.cli._changes import tell_changes
+from pm.cli._common import add_lock_option, home_of, options_from
+from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
+from pm.cli._summaries import synced
+from pm.cli.resolve import tell_resolved
+from pm.cli.shortcut import remember_plain
+from pm.ops.sync import ALREADY, sync, sync_from
+from pm.records.receipt import Receipt
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

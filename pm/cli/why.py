@@ -10,13 +10,13 @@ import argparse
 
 from packaging.utils import canonicalize_name
 
-from .. import generations
-from ..errors import EXIT_FAILURE, EXIT_OK
-from ..ops.resolve import resolve
-from ..settings import environment_home
-from ._common import home_of, options_from
-from ._output import emit_json, say, tell_failed
-from .resolve import tell_resolved
+from pm.base.errors import EXIT_FAILURE, EXIT_OK
+from pm.cli._common import home_of, options_from
+from pm.cli._output import emit_json, say, tell_failed
+from pm.cli.resolve import tell_resolved
+from pm.env import generations
+from pm.inputs.settings import environment_home
+from pm.ops.resolve import resolve
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

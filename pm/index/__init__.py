@@ -28,15 +28,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
-    from ._metadata import MetadataUnavailable
-    from .base import FileLink, IndexFailure, Metadata, Source
-    from .cache import Cache, default_cache_dir
-    from .findlinks import FindLinksSource
-    from .http import HttpClient
-    from .installed import InstalledSource
-    from .linkpage import FindLinksPage
-    from .multi import MultiSource
-    from .simple import OFFLINE_MISS, SimpleIndexSource
+    from pm.base.cachedir import default_cache_dir
+    from pm.index._metadata import MetadataUnavailable
+    from pm.index.base import FileLink, IndexFailure, Metadata, Source
+    from pm.index.cache import Cache
+    from pm.index.findlinks import FindLinksSource
+    from pm.index.http import HttpClient
+    from pm.index.installed import InstalledSource
+    from pm.index.linkpage import FindLinksPage
+    from pm.index.multi import MultiSource
+    from pm.index.simple import OFFLINE_MISS, SimpleIndexSource
 
 #: Where each public name lives. Loaded on first use (PEP 562), so commands that never fetch
 #: (check, a no-op sync, status) do not pay for http.client, ssl, html.parser and zipfile.
@@ -110,11 +111,11 @@ def open_sources(
     latency (:mod:`pm.index.concurrency`). Nothing is fetched here. The caller MUST ``close()``
     the result (or use it in ``with``) to stop background fetching.
     """
-    from .cache import Cache
-    from .findlinks import FindLinksSource
-    from .linkpage import FindLinksPage
-    from .multi import MultiSource
-    from .simple import SimpleIndexSource
+    from pm.index.cache import Cache
+    from pm.index.findlinks import FindLinksSource
+    from pm.index.linkpage import FindLinksPage
+    from pm.index.multi import MultiSource
+    from pm.index.simple import SimpleIndexSource
 
     cache = Cache(cache_dir)
     tags = tuple(tags) if tags is not None else None

@@ -19,7 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from .base import IndexFailure, Metadata, MetadataUnavailable
+from pm.index.base import IndexFailure, Metadata, MetadataUnavailable
 
 _WHEEL_METADATA = re.compile(r"([^/]+)\.dist-info/METADATA")
 _SDIST_PKG_INFO = re.compile(r"[^/]+/PKG-INFO")

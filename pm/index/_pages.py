@@ -15,8 +15,8 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from .base import FileLink, IndexFailure
-from .project import Digest, Entry, absolute, link_of
+from pm.index.base import FileLink, IndexFailure
+from pm.index.project import Digest, Entry, absolute, link_of
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
 ACCEPT = ("application/vnd.pypi.simple.v1+json, "

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 import tempfile
 
-from ._metadata import archive_metadata, metadata_entry
-from ._zipdir import ZipFormatError, data_span, find_directory, members, read_member
-from .base import FileLink, IndexFailure, LookAheadSkipped
-from .http import BodyTooLarge, HashingSink, HttpClient, Response, Sink
+from pm.index._metadata import archive_metadata, metadata_entry
+from pm.index._zipdir import ZipFormatError, data_span, find_directory, members, read_member
+from pm.index.base import FileLink, IndexFailure, LookAheadSkipped
+from pm.index.http import BodyTooLarge, HashingSink, HttpClient, Response, Sink
 
 #: Bytes asked for by the first (suffix) request: as uv does. Measured on real wheels (pip,
 #: setuptools): 16 KiB reads METADATA in 3 requests and ~20-40 KB, below uv's HEAD + 3 ranges;

@@ -27,7 +27,7 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from ..errors import PmError
+from pm.base.errors import PmError
 
 
 class IndexFailure(PmError):

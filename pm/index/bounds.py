@@ -9,9 +9,9 @@ import os
 import time
 from typing import Any
 
-from pm._urls import redact_url
+from pm.base.lock import env_seconds
+from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
-from pm.lock import env_seconds
 
 #: Largest page or metadata body pm keeps in memory, after gzip decoding
 #: (``HERMES_PM_MAX_RESPONSE_BYTES``); PyPI's largest project pages are a few MB.

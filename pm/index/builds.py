@@ -3,7 +3,7 @@
 The resolver learns an allowed sdist's dependencies from its static PKG-INFO when it has one
 (PEP 643); otherwise it asks a :class:`~pm.resolver.provider.Builder`, and :class:`SdistBuilder`
 is that builder: it downloads the sdist when it is remote (verifying the sha256 the index gave),
-runs ``uv build --wheel`` through :class:`~pm.uv.Uv` (the one subprocess choke point) for the
+runs ``uv build --wheel`` through :class:`~pm.base.uv.Uv` (the one subprocess choke point) for the
 target interpreter, and keeps the wheel under ``<cache>/builds/<sdist sha256>/``, so a later
 install uses the very wheel whose metadata the resolver read. Building runs the package's own
 build backend: that is why it is opt-in, per package name.
@@ -22,11 +22,11 @@ from urllib.parse import unquote, urldefrag, urlsplit
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from ..uv import Uv, UvError
-from ._metadata import parse_metadata, wheel_metadata
-from .base import FileLink, IndexFailure, Metadata
-from .cache import default_cache_dir
-from .http import HashingSink, HttpClient
+from pm.base.cachedir import default_cache_dir
+from pm.base.uv import Uv, UvError
+from pm.index._metadata import parse_metadata, wheel_metadata
+from pm.index.base import FileLink, IndexFailure, Metadata
+from pm.index.http import HashingSink, HttpClient
 
 BUILDS = "builds"
 _TAIL_LINES = 12

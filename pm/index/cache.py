@@ -11,9 +11,9 @@ Layout under the cache root (``$HERMES_PM_CACHE_DIR``, else ``$XDG_CACHE_HOME/he
     files-v1/<ab>/<sha256 of a wheel/sdist>    text: the sha256 of that file's core metadata
     ranges-v1/<ab>/<sha256 of a wheel>         the same, for metadata read by range requests:
                                                no hash vouched for it (the build re-checks it)
-    results-v1/<ab>/<key>                      a reusable resolution (pm.reuse)
-    targets-v1/<ab>/<key>                      an interpreter's tags and markers (pm.target)
-    code-v1/<signature of pm's files>          the digest of pm's own code (pm._code), which every
+    results-v1/<ab>/<key>                      a reusable resolution (pm.records.reuse)
+    targets-v1/<ab>/<key>                      an interpreter's tags and markers (pm.inputs.target)
+    code-v1/<signature of pm's files>          the digest of pm's own code (pm.base.codekey), which every
                                                digest, result, target and shortcut key includes
 
 Every write goes to a temporary file in the destination folder, then ``os.replace``: a reader
@@ -33,21 +33,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .._files import temp_beside
+from pm.base.cachedir import default_cache_dir
+from pm.base.files import temp_beside
 
 _PAGES, _BODIES, _DIGESTS = "pages-v2", "bodies-v1", "digests-v1"
 _METADATA, _FILES, _RESULTS, _TARGETS = "metadata-v1", "files-v1", "results-v1", "targets-v1"
 _RANGES = "ranges-v1"
-
-
-def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$HERMES_PM_CACHE_DIR``, else ``$XDG_CACHE_HOME/hermes-pm``, else ``~/.cache/hermes-pm``."""
-    env = os.environ if environ is None else environ
-    if explicit := env.get("HERMES_PM_CACHE_DIR"):
-        return Path(explicit).expanduser()
-    if xdg := env.get("XDG_CACHE_HOME"):
-        return Path(xdg).expanduser() / "hermes-pm"
-    return Path.home() / ".cache" / "hermes-pm"
 
 
 def max_age(cache_control: str | None) -> int:
@@ -224,7 +215,7 @@ class Cache:
         return self._get_derived(_RESULTS, key)
 
     def result_file(self, key: str) -> Path:
-        """Where the resolution stored under ``key`` is (for :mod:`pm._watch`)."""
+        """Where the resolution stored under ``key`` is (for :mod:`pm.base.watch`)."""
         return self._path(_RESULTS, key)
 
     def put_result(self, key: str, data: bytes) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ._metadata import archive_metadata, parse_metadata, require_static
-from .base import FileLink, IndexFailure, Metadata
+from pm.index._metadata import archive_metadata, parse_metadata, require_static
+from pm.index.base import FileLink, IndexFailure, Metadata
 
 _SUFFIXES = (".whl", ".tar.gz", ".tgz", ".zip")
 

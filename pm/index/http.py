@@ -22,9 +22,12 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urljoin, urlsplit
 
+from pm.base.urls import redact_url
+from pm.index.base import IndexFailure
 from pm.index.bounds import REQUEST_DEADLINE as REQUEST_DEADLINE
 from pm.index.bounds import _Bound, operation_deadline
 from pm.index.bounds import body_bounds as body_bounds
+from pm.index.concurrency import Latency
 from pm.index.inflight import InFlight as InFlight
 from pm.index.network import _connect, describe, netrc_header, phrase
 from pm.index.network import proxy_for as proxy_for
@@ -32,12 +35,8 @@ from pm.index.network import split_credentials as split_credentials
 from pm.index.responses import CHUNK, BodyTooLarge, Response, Sink, get_file
 from pm.index.responses import HashingSink as HashingSink
 
-from .._urls import redact_url
-from .base import IndexFailure
-from .concurrency import Latency
-
 if TYPE_CHECKING:
-    from ._pool import DaemonPool
+    from pm.index._pool import DaemonPool
 
 _log = logging.getLogger("pm.http")
 
@@ -61,7 +60,7 @@ V = TypeVar("V")
 
 def make_pool(workers: int) -> DaemonPool:
     """The pool a source fetches on in the background (daemon threads: see :mod:`._pool`)."""
-    from ._pool import DaemonPool
+    from pm.index._pool import DaemonPool
 
     return DaemonPool(workers, "hermes-pm-fetch")
 

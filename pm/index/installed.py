@@ -24,8 +24,8 @@ from pathlib import Path
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ._metadata import parse_metadata
-from .base import FileLink, IndexFailure, Metadata
+from pm.index._metadata import parse_metadata
+from pm.index.base import FileLink, IndexFailure, Metadata
 
 INSTALLED_SCHEME = "installed://"
 _PROBE = ("import json, sysconfig; "

@@ -24,12 +24,12 @@ from urllib.parse import urldefrag, urljoin
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ._pages import html_entries
-from .base import FileLink, IndexFailure, Metadata
-from .cache import Cache
-from .http import DEFAULT_TIMEOUT, HashingSink, HttpClient
-from .project import Digest, Entry, Project
-from .simple import OFFLINE_MISS, SimpleIndexSource
+from pm.index._pages import html_entries
+from pm.index.base import FileLink, IndexFailure, Metadata
+from pm.index.cache import Cache
+from pm.index.http import DEFAULT_TIMEOUT, HashingSink, HttpClient
+from pm.index.project import Digest, Entry, Project
+from pm.index.simple import OFFLINE_MISS, SimpleIndexSource
 
 
 class FindLinksPage:

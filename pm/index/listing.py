@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from .base import IndexFailure
-from .http import HttpClient
+from pm.index.base import IndexFailure
+from pm.index.http import HttpClient
 
 #: Largest project list read, in bytes (compressed size as sent).
 LIMIT = 256 << 10

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from .base import FileLink, IndexFailure, Metadata, Source
-from .project import Project
+from pm.index.base import FileLink, IndexFailure, Metadata, Source
+from pm.index.project import Project
 
 
 def project_of(source: Source, name: NormalizedName) -> Project:
@@ -92,7 +92,7 @@ class MultiSource:
         found = [workers() for s in self.sources if callable(workers := getattr(s, "workers", None))]
         if found:
             return max(found)
-        from .concurrency import cpu_count, workers_setting
+        from pm.index.concurrency import cpu_count, workers_setting
 
         return workers_setting() or cpu_count()
 

@@ -14,7 +14,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pm._urls import redact_url
+from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
 
 _DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)

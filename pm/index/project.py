@@ -24,7 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName
 from packaging.version import InvalidVersion, Version
 
-from .base import FileLink
+from pm.index.base import FileLink
 
 #: Bump when the digest's shape or meaning changes: old cache entries are then simply not found.
 DIGEST_FORMAT = 1

@@ -27,15 +27,15 @@ from urllib.parse import urldefrag
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from .. import _code
-from ._metadata import parse_metadata, require_static
-from ._pages import ACCEPT, page_digest
-from ._ranges import file_metadata
-from .base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
-from .cache import Cache, PageHeader, max_age
-from .concurrency import cpu_count, fetch_workers, workers_setting
-from .http import DEFAULT_TIMEOUT, HttpClient, InFlight, make_pool
-from .project import Digest, Project, tags_key
+from pm.base import codekey as _code
+from pm.index._metadata import parse_metadata, require_static
+from pm.index._pages import ACCEPT, page_digest
+from pm.index._ranges import file_metadata
+from pm.index.base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
+from pm.index.cache import Cache, PageHeader, max_age
+from pm.index.concurrency import cpu_count, fetch_workers, workers_setting
+from pm.index.http import DEFAULT_TIMEOUT, HttpClient, InFlight, make_pool
+from pm.index.project import Digest, Project, tags_key
 
 OFFLINE_MISS = "not in the cache and --offline was given"
 _log = logging.getLogger("pm.index")
@@ -129,7 +129,7 @@ class SimpleIndexSource:
     def project_names(self) -> list[NormalizedName]:
         """The index's project list when it is small (for a "did you mean"; see :mod:`.listing`);
         ``[]`` offline, or when the list is large (PyPI's is never read)."""
-        from .listing import small_project_list
+        from pm.index.listing import small_project_list
 
         return [] if self.offline else small_project_list(self.client, self.index_url)
 

@@ -20,9 +20,9 @@ its receipt.
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .failures import Failure, failure_of
-    from .options import SILENT, Notices, Options, Reporter
-    from .transaction import Result, Transaction, transaction
+    from pm.ops.failures import Failure, failure_of
+    from pm.ops.options import SILENT, Notices, Options, Reporter
+    from pm.ops.transaction import Result, Transaction, transaction
 
 #: Where each public name lives, loaded on first use (PEP 562): writing a receipt
 #: (:mod:`.receipts`, which :mod:`pm.cli.shortcut` uses) must not load the transaction and its inputs.

@@ -7,7 +7,7 @@ bytes read at the start, write it atomically (comments, key order and line endin
 then select the generation. pm never disables another plugin to make room. ``disable`` takes a
 plugin out wherever the environment's union selects it, then syncs.
 
-The owner of the edit is the home the plugin belongs to (:func:`pm.selection.candidate_home`), or
+The owner of the edit is the home the plugin belongs to (:func:`pm.inputs.selection.candidate_home`), or
 the profile the caller named: the environment (generations, lock, receipts) is always the primary's.
 """
 
@@ -16,17 +16,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from pm.base.errors import EXIT_OK
+from pm.inputs.config import CONFIG_NAME, read_config
+from pm.inputs.config_edit import change_list, set_value
+from pm.inputs.selection import candidate_home
+from pm.inputs.settings import environment_home
 from pm.ops.config_file import config_bytes, edit_config, write_config
-
-from ..config import CONFIG_NAME, read_config
-from ..config_edit import change_list, set_value
-from ..errors import EXIT_OK
-from ..selection import candidate_home
-from ..settings import environment_home
-from .options import SILENT, Options, Reporter
-from .resolve import check_candidate, resolve_in, unknown_plugin
-from .sync import obtain, select_generation, sync_in
-from .transaction import Result, Transaction, transaction
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.resolve import check_candidate, resolve_in, unknown_plugin
+from pm.ops.sync import obtain, select_generation, sync_in
+from pm.ops.transaction import Result, Transaction, transaction
 
 
 def enable(home: Path, name: str, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
@@ -55,7 +54,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     found = inputs.find(name)
     assert found is not None
     if not found.status.joins:
-        from .failures import NotAdmissible
+        from pm.ops.failures import NotAdmissible
 
         raise NotAdmissible(name, found.status, found.reason)
     new_text = _enabled_text(before.decode(), found.plugin.key, owner)

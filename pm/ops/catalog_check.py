@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, Entry, load_catalog
-from ..core import load_core
-from ..errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
-from ..settings import Flags, Settings
-from ..target import Target
-from ..union import Origin, Tagged, Union
+from pm.base.errors import EXIT_CONFLICT, EXIT_FAILURE, EXIT_OK, PmError
+from pm.inputs.catalog import Catalog, Entry, load_catalog
+from pm.inputs.core import load_core
+from pm.inputs.settings import Flags, Settings
+from pm.inputs.target import Target
+from pm.inputs.union import Origin, Tagged, Union
 
 if TYPE_CHECKING:
-    from ..declaration import Declaration
-    from ..index.base import Source
+    from pm.index.base import Source
+    from pm.inputs.declaration import Declaration
 
 
 @dataclass(frozen=True)
@@ -86,18 +86,18 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
                   shard: tuple[int, int] | None = None) -> Report:
     """``hermes pm catalog check``: the home's settings (index, core) and catalog (unless
     ``catalog`` names one), the report, and its receipt written in the home."""
-    from ..config import read_config
-    from ..ops.install import catalog_for
-    from ..receipt import Draft
-    from ..settings import resolve_settings
-    from ..target import target_for
-    from .receipts import write
+    from pm.inputs.config import read_config
+    from pm.inputs.settings import resolve_settings
+    from pm.inputs.target import target_for
+    from pm.ops.install import catalog_for
+    from pm.ops.receipts import write
+    from pm.records.receipt import Draft
 
     settings = resolve_settings(flags, read_config(home))
     chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
     previous = _merged([_previous(p) for p in changed_since]) if changed_since else None
     report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous, shard)
-    from .receipts import tool_facts
+    from pm.ops.receipts import tool_facts
 
     draft = Draft("catalog-check", home)
     draft.record(catalog_check=report.to_json())
@@ -115,7 +115,7 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
     are taken from it; the together pass always runs. With ``shard`` (i, n), only every n-th entry
     (by name, from the i-th) is judged alone and the together pass is left to the merge: a final
     run with every shard's report as ``previous``."""
-    from ..foreign import foreign_target
+    from pm.inputs.foreign import foreign_target
 
     targets = [foreign_target(base, v, p) if (v or p) else base
                for v, p in itertools.product(python_versions or [None], platforms or [None])]  # type: ignore[list-item]
@@ -145,7 +145,7 @@ def _merged(reports: list[dict[str, Any]]) -> dict[str, Any]:
     first = reports[0]
     for other in reports[1:]:
         if (other.get("basis"), other.get("targets")) != (first.get("basis"), first.get("targets")):
-            from ..errors import UsageError
+            from pm.base.errors import UsageError
 
             raise UsageError("--changed-since: the reports were made on different cores, sources or targets")
     return {"basis": first.get("basis"), "targets": first.get("targets"),
@@ -171,7 +171,7 @@ def _basis(settings: Settings) -> str:
 def _previous(path: Path) -> dict[str, Any]:
     import json
 
-    from ..errors import InputError
+    from pm.base.errors import InputError
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -187,7 +187,7 @@ def _carried(report: Report, previous: dict[str, Any], unchanged: set[str]) -> d
     """The unchanged entries' verdicts and requirements, from ``previous``."""
     from packaging.requirements import Requirement
 
-    from ..declaration import Declaration
+    from pm.inputs.declaration import Declaration
 
     carried = {}
     for name in sorted(unchanged):
@@ -207,9 +207,9 @@ def _label(target: Target) -> str:
 
 
 def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dict[str, Declaration]:
-    from ..declaration import read_declaration
-    from ..install import fetch_source
-    from ..manifest import read_manifest
+    from pm.env.plugin_install import fetch_source
+    from pm.inputs.declaration import read_declaration
+    from pm.inputs.manifest import read_manifest
 
     found: dict[str, Declaration] = {}
     for entry in entries:
@@ -232,7 +232,7 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
 
 def _judge(report: Report, declarations: dict[str, Declaration], settings: Settings, target: Target,
            carried: dict[str, Declaration], *, together: bool = True) -> None:
-    from .transaction import policy_for
+    from pm.ops.transaction import policy_for
 
     core = load_core(settings.core, settings.core_lock, target.environment)
     policy = policy_for(settings)
@@ -274,8 +274,8 @@ def _union(core: Any, declarations: dict[str, Declaration]) -> Union:
 
 
 def _resolve(entry: str, union: Union, target: Target, source: Source, policy: Any, label: str) -> Verdict:
-    from ..resolver import Conflict
-    from ..resolver.resolve import resolve_union
+    from pm.resolver import Conflict
+    from pm.resolver.resolve import resolve_union
 
     try:
         resolution = resolve_union(union, target, source, policy)
@@ -294,7 +294,7 @@ def _resolve(entry: str, union: Union, target: Target, source: Source, policy: A
 
 
 def _sources(settings: Settings, target: Target) -> Any:
-    from ..index import open_sources
+    from pm.index import open_sources
 
     return open_sources(settings.index_urls, settings.find_links, offline=settings.offline, refresh=settings.refresh,
                         tags=target.tags)

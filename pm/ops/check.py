@@ -12,18 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import generations
-from ..commands import hermes
-from ..config import read_config
-from ..errors import EXIT_NOT_READY, EXIT_OK, PmError
-from ..generations import Generation
-from ..inputs import gather
-from ..readiness import Readiness
-from ..readiness import check as judge
-from ..receipt import Receipt
-from .options import SILENT, Options, Reporter
-from .resolve import check_candidate, resolve
-from .transaction import Transaction, transaction
+from pm.base.commands import hermes
+from pm.base.errors import EXIT_NOT_READY, EXIT_OK, PmError
+from pm.env import generations
+from pm.env.generations import Generation
+from pm.env.readiness import Readiness
+from pm.env.readiness import check as judge
+from pm.inputs.collect import gather
+from pm.inputs.config import read_config
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.resolve import check_candidate, resolve
+from pm.ops.transaction import Transaction, transaction
+from pm.records.receipt import Receipt
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,8 @@ def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Re
 def _removed_from_catalog(home: Path) -> list[str]:
     """Installed catalog plugins the catalog has removed since (an offline check: the catalog file
     the home names, else the shipped one)."""
-    from ..install import removed_installed
-    from .install import catalog_for
+    from pm.env.plugin_install import removed_installed
+    from pm.ops.install import catalog_for
 
     try:
         keep = read_config(home).pm.get("keep_removed") or []

@@ -1,5 +1,5 @@
 """A home's ``config.yaml`` written the one way: under the environment's home lock, through the
-config editor (:mod:`pm.config_edit`, comments and key order kept), checked as pm reads a config
+config editor (:mod:`pm.inputs.config_edit`, comments and key order kept), checked as pm reads a config
 before it is written, atomically, and only if nobody changed the file since it was read.
 
 Admission, ``hermes memory setup`` and the host's ``hermes_cli.config.save_config`` all write here.
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pm._files import TextFile, read_text
-from pm.config import CONFIG_NAME, parse_config
-from pm.errors import ConfigError, InputError, PmError
-from pm.lock import home_lock
-from pm.settings import environment_home
-from pm.store import Store
+from pm.base.errors import ConfigError, InputError, PmError
+from pm.base.files import TextFile, read_text
+from pm.base.lock import home_lock
+from pm.base.store import Store
+from pm.inputs.config import CONFIG_NAME, parse_config
+from pm.inputs.settings import environment_home
 
 
 class ConfigChanged(PmError):
@@ -49,8 +49,8 @@ def write_config(home: Path, before: bytes, text: str) -> None:
 
 def edit_config(home: Path, edit: Callable[[str], str]) -> bool:
     """Under the environment's home lock, apply ``edit`` to the text of ``home``'s config.yaml and
-    write the result when it changed and is a valid config (:func:`pm.config.parse_config`: a
-    :class:`~pm.errors.ConfigError` naming file and key otherwise, and nothing written). Returns
+    write the result when it changed and is a valid config (:func:`pm.inputs.config.parse_config`: a
+    :class:`~pm.base.errors.ConfigError` naming file and key otherwise, and nothing written). Returns
     whether it wrote."""
     env_home = environment_home(home)
     with home_lock(env_home, Store.for_home(env_home)):

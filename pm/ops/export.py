@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pm import generations
-from pm.errors import EXIT_OK, PmError
-from pm.export import NIX_FUNCTION, pylock_name_warning, to_nix, to_pylock, to_requirements
-from pm.frozen import Basis
+from pm.base.errors import EXIT_OK, PmError
+from pm.env import generations
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import resolve_in
 from pm.ops.transaction import Result, Transaction, transaction
+from pm.records.export import NIX_FUNCTION, pylock_name_warning, to_nix, to_pylock, to_requirements
+from pm.records.frozen import Basis
 from pm.resolver import Resolution
 
 FORMATS = ("pylock", "requirements", "nix")
@@ -64,7 +64,7 @@ def _resolved(txn: Transaction) -> tuple[Resolution, Basis] | None:
 
 def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     """The selected generation's resolution and basis; finishes the receipt (ok)."""
-    from pm.records import resolution_from_json
+    from pm.records.sections import resolution_from_json
 
     receipt = txn.draft
     current = generations.selected(txn.home)

@@ -3,7 +3,7 @@ section, whichever operation raised it (sync, enable, disable, update, install â
 failure reads the same in every receipt.
 
 Each exception class carries its own ``kind``, ``outcome`` and ``exit_code``
-(:class:`pm.errors.PmError`); the receipt schema's enum of failure kinds is generated from them
+(:class:`pm.base.errors.PmError`); the receipt schema's enum of failure kinds is generated from them
 (``scripts/dev/failure_kinds.py``), with :data:`OTHER_KINDS`, the kinds no class carries.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import PmError
+from pm.base.errors import PmError
 
 #: Failure kinds no exception class carries as its own: a frozen sync from a file that records no
 #: inputs (an :class:`InputsChanged` instance), a rollback with nothing to go back to (pm.ops.gc).
@@ -114,8 +114,8 @@ def failure_of(exc: PmError) -> Failure:
     if isinstance(exc, UnmetRequirements):
         section["unmet"] = list(exc.unmet)
     if kind == "missing-project":  # the projects, who requires them, where pm searched
-        from ..records import missing_to_json
-        from ..resolver import MissingProjects
+        from pm.records.sections import missing_to_json
+        from pm.resolver import MissingProjects
 
         assert isinstance(exc, MissingProjects)
         section = missing_to_json(exc)
@@ -130,7 +130,7 @@ def _classify(exc: PmError) -> tuple[str, str]:
 
 
 def _extra(exc: PmError) -> dict[str, Any]:
-    from ..managed import Managed
+    from pm.env.managed import Managed
 
     if isinstance(exc, Managed):
         manager = exc.manager

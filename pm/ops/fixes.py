@@ -30,14 +30,14 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from ..commands import hermes
-from ..errors import PmError
-from ..inputs import Inputs
-from ..union import Union
+from pm.base.commands import hermes
+from pm.base.errors import PmError
+from pm.inputs.collect import Inputs
+from pm.inputs.union import Union
 
 if TYPE_CHECKING:
-    from ..index.base import Source
-    from ..resolver import Conflict, Policy, Resolution
+    from pm.index.base import Source
+    from pm.resolver import Conflict, Policy, Resolution
 
 #: Seconds all checks of one refusal may take together, and resolver rounds per check.
 BUDGET = 20.0
@@ -59,7 +59,7 @@ def checked_fixes(inputs: Inputs, conflict: Conflict, policy: Policy, home: Path
     """The remedies for ``conflict`` that resolve (module docstring), in the order they help most:
     setting aside a partner, then relaxing a pin, then allowing a build; on ``source`` (the one
     the refused resolve read, so its pages are reused), else on a new one."""
-    from .transaction import source_of
+    from pm.ops.transaction import source_of
 
     if source is None:
         with source_of(inputs) as own:
@@ -122,7 +122,7 @@ def with_builds(inputs: Inputs, source: Source, policy: Policy, packages: list[s
                 tried: Tried) -> PmError | None:
     """Resolve with ``packages`` allowed to be built (judged on the sdists' static metadata,
     nothing built); what it ended in, None when it resolved. Remembered in ``tried``."""
-    from ..resolver.resolve import resolve_union
+    from pm.resolver.resolve import resolve_union
 
     key = frozenset(canonicalize_name(p) for p in packages)
     if key not in tried:
@@ -141,7 +141,7 @@ def hard_behind_policy(inputs: Inputs, conflict: Conflict, policy: Policy, sourc
     allowed (on the sdists' static metadata, nothing built), the set still has no resolution.
     None when it then resolves, when the metadata is dynamic (only a build would tell), or when
     every finding is not about builds."""
-    from ..resolver import Conflict as Refused
+    from pm.resolver import Conflict as Refused
 
     packages = _sdist_only(conflict)
     if not packages or any(f.kind != "sdist-only" and f.dead_end is None for f in conflict.findings):
@@ -163,7 +163,7 @@ def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, h
     """``--allow-build package`` when the set resolves with it: checked on the sdist's static
     metadata (PKG-INFO, no build); "not checked" when the sdist's requirements are dynamic; None
     (dropped) when the set would still not resolve — a hard conflict a build cannot lift."""
-    from ..index.base import MetadataUnavailable
+    from pm.index.base import MetadataUnavailable
 
     command = hermes("pm", "resolve", "--allow-build", package, home=home)
     ended = with_builds(inputs, source, policy, [package], candidate, tried)
@@ -223,7 +223,7 @@ def _relaxed(union: Union, plugin: str, requirement: str) -> Union:
 
 
 def _resolves(union: Union, inputs: Inputs, source: Source, policy: Policy) -> Resolution | None:
-    from ..resolver.resolve import resolve_union
+    from pm.resolver.resolve import resolve_union
 
     try:
         return resolve_union(union, inputs.target, source, policy, max_rounds=ROUNDS)

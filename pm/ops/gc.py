@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import generations, leases
-from ..commands import hermes
-from ..errors import EXIT_FAILURE, EXIT_OK, PmError
-from ..store import Store
-from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, transaction
+from pm.base.commands import hermes
+from pm.base.errors import EXIT_FAILURE, EXIT_OK, PmError
+from pm.base.store import Store
+from pm.env import generations, leases
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.transaction import Result, Transaction, transaction
 
 
 def gc(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
@@ -88,9 +88,9 @@ def _rollback(txn: Transaction) -> int:
 
 def _unmet_after_rollback(home: Path, target: generations.Generation) -> list[str]:
     """What the current selection declares that the rolled-back generation does not hold."""
-    from ..inputs import gather
-    from ..readiness import check
-    from ..settings import Flags
+    from pm.env.readiness import check
+    from pm.inputs.collect import gather
+    from pm.inputs.settings import Flags
 
     try:
         readiness = check(gather(home, Flags()), target)

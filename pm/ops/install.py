@@ -1,29 +1,29 @@
 """``hermes plugins install`` and ``remove`` as operations: each one transaction with a receipt,
 refusals included (an install the catalog or the checks refuse, a remove of an enabled plugin).
-The files under ``<home>/plugins/`` are written by :mod:`pm.install` (staged copy + rename)."""
+The files under ``<home>/plugins/`` are written by :mod:`pm.env.plugin_install` (staged copy + rename)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .._urls import redact_url
-from ..catalog import Catalog
-from ..config import read_config
-from ..errors import EXIT_OK
-from ..install import install as install_files
-from ..install import remove as remove_files
-from ..install import sweep
-from .failures import StillEnabled
-from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, cache_dir, transaction
+from pm.base.errors import EXIT_OK
+from pm.base.urls import redact_url
+from pm.env.plugin_install import install as install_files
+from pm.env.plugin_install import remove as remove_files
+from pm.env.plugin_install import sweep
+from pm.inputs.catalog import Catalog
+from pm.inputs.config import read_config
+from pm.ops.failures import StillEnabled
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.transaction import Result, Transaction, cache_dir, transaction
 
 
 def catalog_for(home: Path, *, fetch: bool = True) -> Catalog:
     """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one;
     with ``pm.catalog_url``, the live catalog's entries over it and every kill list unioned
-    (:mod:`pm.catalog_live`; its notes in ``Catalog.notes``). ``fetch=False``: the kept copy only
+    (:mod:`pm.inputs.catalog_live`; its notes in ``Catalog.notes``). ``fetch=False``: the kept copy only
     (an offline check never reaches the network)."""
-    from ..catalog import load_catalog  # read only when installing
+    from pm.inputs.catalog import load_catalog  # read only when installing
 
     config = read_config(home).pm
     configured = config.get("catalog")
@@ -31,7 +31,7 @@ def catalog_for(home: Path, *, fetch: bool = True) -> Catalog:
     url = config.get("catalog_url")
     if not url:
         return base
-    from ..catalog_live import combined, live_catalog
+    from pm.inputs.catalog_live import combined, live_catalog
 
     live, notes = live_catalog(str(url), cache_dir(), fetch=fetch)
     return combined(base, live, notes)

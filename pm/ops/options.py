@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..settings import Flags
+from pm.inputs.settings import Flags
 
 
 @dataclass(frozen=True)
 class Options:
     """How to run an operation: the resolution ``flags`` (flag beats environment beats config),
     how long to wait for the home lock (None: ``pm.lock_timeout`` of the home's config, else
-    :data:`~pm.lock.LOCK_TIMEOUT`), and the ``--home`` to repeat in next steps (``shown_home``;
+    :data:`~pm.base.lock.LOCK_TIMEOUT`), and the ``--home`` to repeat in next steps (``shown_home``;
     None when the person did not give one, so printed commands act on the default home)."""
 
     flags: Flags = field(default_factory=Flags)

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import Store, StoreError
+from pm.base.store import Store, StoreError
 
 if TYPE_CHECKING:
-    from ..receipt import Receipt
+    from pm.records.receipt import Receipt
 
 KEEP = 50
 
@@ -31,9 +31,9 @@ def write(receipt: Receipt) -> Receipt:
 
 def tool_facts() -> dict[str, Any]:
     """The receipt's ``tool`` section: pm's version and the version of the uv pm drives (asked
-    once per process, :func:`pm.uv.uv_version`)."""
-    from .. import __version__
-    from ..uv import uv_version  # loaded when an operation finishes, not to write a receipt
+    once per process, :func:`pm.base.uv.uv_version`)."""
+    from pm import __version__
+    from pm.base.uv import uv_version  # loaded when an operation finishes, not to write a receipt
 
     return {"name": "hermes-pm", "version": __version__, "uv": uv_version()}
 

@@ -27,12 +27,12 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from ..catalog import Catalog, Entry
-from ..commands import hermes
-from ..errors import PmError
-from ..receipt import Draft
-from ..union import Origin, Tagged
-from .transaction import Transaction
+from pm.base.commands import hermes
+from pm.base.errors import PmError
+from pm.inputs.catalog import Catalog, Entry
+from pm.inputs.union import Origin, Tagged
+from pm.ops.transaction import Transaction
+from pm.records.receipt import Draft
 
 Ask = Callable[[str, list[str]], bool]
 
@@ -88,8 +88,8 @@ def _admits_more(old: Requirement, new: Requirement) -> bool:
 def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: Ask | None) -> list[Repin]:
     """Every catalog plugin of every home of ``txn`` whose entry names a new pin, handled as the
     module says. Returns what happened to each; the receipt gets the warnings and steps."""
-    from ..install import installed_records
-    from ..selection import profile_homes
+    from pm.env.plugin_install import installed_records
+    from pm.inputs.selection import profile_homes
 
     home = txn.home
     done = []
@@ -112,9 +112,9 @@ def _pin_of(record: dict[str, object]) -> str:
 
 def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
            accept: frozenset[str], ask: Ask | None) -> Repin:
-    from ..declaration import read_declaration
-    from ..install import fetch_source, install
-    from ..manifest import read_manifest
+    from pm.env.plugin_install import fetch_source, install
+    from pm.inputs.declaration import read_declaration
+    from pm.inputs.manifest import read_manifest
 
     name = entry.name
     old_pin = _pin_of(record)
@@ -141,9 +141,9 @@ def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object]
 
 def _admission(txn: Transaction, name: str, requirements: tuple[Requirement, ...]) -> str:
     """Empty when core and every member resolve with ``name``'s new requirements, else why not."""
-    from ..resolver import Conflict
-    from ..resolver.resolve import resolve_union
-    from .transaction import policy_of, source_of
+    from pm.ops.transaction import policy_of, source_of
+    from pm.resolver import Conflict
+    from pm.resolver.resolve import resolve_union
 
     inputs = txn.gathered
     kept = [t for t in inputs.union.requirements if t.origin.plugin != name]

@@ -9,17 +9,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..commands import hermes
-from ..errors import EXIT_CONFLICT, EXIT_OK, PmError
-from ..inputs import Inputs
-from .failures import NotAdmissible
-from .options import SILENT, Options, Reporter
-from .transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
+from pm.base.commands import hermes
+from pm.base.errors import EXIT_CONFLICT, EXIT_OK, PmError
+from pm.inputs.collect import Inputs
+from pm.ops.failures import NotAdmissible
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
-    from ..index.base import Source
-    from ..index.cache import Cache
-    from ..resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution, TooComplex
+    from pm.index.base import Source
+    from pm.index.cache import Cache
+    from pm.resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution, TooComplex
 
 
 class UnknownPlugin(PmError):
@@ -57,10 +57,10 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
     steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
     records it); a resolution is returned with the receipt still open."""
-    from .. import resolver  # its names load on first use: a reused resolution needs none of them
-    from ..index.cache import Cache  # the index client loads only when a page must be asked for
-    from ..records import resolution_to_json
-    from ..reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
+    from pm import resolver  # its names load on first use: a reused resolution needs none of them
+    from pm.index.cache import Cache  # the index client loads only when a page must be asked for
+    from pm.records.reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
+    from pm.records.sections import resolution_to_json
 
     inputs, receipt = txn.gathered, txn.draft
     started = time.perf_counter()
@@ -106,8 +106,8 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
 
 
 def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: Source) -> None:
-    from ..records import conflict_steps, conflict_to_json
-    from .fixes import Tried, checked_fixes, hard_behind_policy
+    from pm.ops.fixes import Tried, checked_fixes, hard_behind_policy
+    from pm.records.sections import conflict_steps, conflict_to_json
 
     receipt = txn.draft
     tried: Tried = {}  # the resolves with builds allowed, shared by the two checks below
@@ -132,7 +132,7 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
 
 def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) -> None:
     """Keep the refusal with the pages it was proved on (never fails the command)."""
-    from ..reuse import remember_refusal
+    from pm.records.reuse import remember_refusal
 
     pages = getattr(source, "pages_read", None)
     if not callable(pages) or txn.draft.conflict is None:
@@ -159,7 +159,7 @@ def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
 def _missing(txn: Transaction, missing: MissingProjects) -> None:
     """A requirement on a project no source has: a failure about a declaration (exit 1, kind
     ``missing-project``), never a conflict; its next steps say where to look, then retry."""
-    from ..records import missing_steps
+    from pm.records.sections import missing_steps
 
     for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.draft.kind):
         txn.draft.step(command, why)
@@ -236,7 +236,7 @@ def builder_of(inputs: Inputs, policy: Policy) -> Builder | None:
     """The uv-based sdist builder when ``pm.allow_builds`` names packages, else None (no builds)."""
     if not policy.allow_builds:
         return None
-    from ..index.builds import uv_builder
+    from pm.index.builds import uv_builder
 
     settings = inputs.settings
     return uv_builder(inputs.target.python, settings.index_urls, settings.find_links, offline=settings.offline)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pm.errors import EXIT_OK
-from pm.inputs import Inputs, plugin_to_json
+from pm.base.errors import EXIT_OK
+from pm.inputs.collect import Inputs, plugin_to_json
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.transaction import Result, transaction
 

@@ -21,16 +21,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import generations
-from ..errors import EXIT_OK, PmError, UsageError
-from ..inputs import Inputs
-from ..uv import Uv
-from .options import SILENT, Options, Reporter
-from .resolve import resolve_in
-from .transaction import Result, Transaction, cache_dir, transaction
+from pm.base.errors import EXIT_OK, PmError, UsageError
+from pm.base.uv import Uv
+from pm.env import generations
+from pm.inputs.collect import Inputs
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.resolve import resolve_in
+from pm.ops.transaction import Result, Transaction, cache_dir, transaction
 
 if TYPE_CHECKING:
-    from ..resolver import Resolution
+    from pm.resolver import Resolution
 
 ALREADY = "already in sync"
 _log = logging.getLogger("pm.steps")
@@ -98,7 +98,7 @@ def _refuse_foreign(inputs: Inputs) -> None:
 def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -> generations.Generation:
     """Build a new generation with uv (not selected yet); never for a foreign target."""
     _refuse_foreign(inputs)
-    from ..build import build  # uv and the build load only when there is work
+    from pm.env.build import build  # uv and the build load only when there is work
 
     started = time.perf_counter()
     with cleaning_up(txn):
@@ -109,7 +109,7 @@ def build_generation(txn: Transaction, inputs: Inputs, resolution: Resolution) -
 
 def select_generation(txn: Transaction, obtained: Obtained, message: str | None = None) -> None:
     """Select ``obtained`` (nothing to do when current) and finish the receipt ok."""
-    from ..build import pause_point
+    from pm.env.build import pause_point
 
     generation, how = obtained.generation, obtained.how
     if how != "current":
@@ -146,8 +146,8 @@ def cleaning_up(txn: Transaction) -> Iterator[None]:
 def _after_a_mismatch(txn: Transaction, failure: PmError) -> None:
     """A file whose bytes are not the sha256 its index page gave: the page (fresh in the cache for
     its max-age) may be what changed since; the next step asks for every page again."""
-    from ..build import HashMismatch
-    from ..commands import hermes
+    from pm.base.commands import hermes
+    from pm.env.build import HashMismatch
 
     if isinstance(failure, HashMismatch):
         txn.draft.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
@@ -169,8 +169,8 @@ def sync_from(home: Path, from_file: str, options: Options | None = None, report
 
 
 def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: bool) -> None:
-    from ..frozen import localize, read_frozen
-    from ..records import resolution_to_json
+    from pm.records.frozen import localize, read_frozen
+    from pm.records.sections import resolution_to_json
 
     inputs, receipt = txn.gathered, txn.draft
     _remove_incomplete(txn)
@@ -200,9 +200,9 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
 def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool) -> list[str] | None:
     """The differences between FILE's inputs and the home's ([] = match; None = unrecorded);
     raises :class:`InputsChanged` (with the commands that go on) unless ``ignore_inputs``."""
-    from ..commands import hermes
-    from ..frozen import Basis, differences
-    from .failures import InputsChanged
+    from pm.base.commands import hermes
+    from pm.ops.failures import InputsChanged
+    from pm.records.frozen import Basis, differences
 
     inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
     changes = None if frozen.basis is None else (
@@ -224,9 +224,9 @@ def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool)
 def _check_pins_meet_roots(txn: Transaction, resolution: Resolution, label: str, allow_unmet: bool) -> None:
     """Refuse (:class:`UnmetRequirements`) pins that break core's lock or a declared range,
     unless ``allow_unmet``; then they are only warned about."""
-    from ..commands import hermes
-    from ..resolver.model import root_requirements, unmet_roots
-    from .failures import UnmetRequirements
+    from pm.base.commands import hermes
+    from pm.ops.failures import UnmetRequirements
+    from pm.resolver.model import root_requirements, unmet_roots
 
     inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
     unmet = unmet_roots(root_requirements(inputs.union, inputs.target), resolution.pins, label)

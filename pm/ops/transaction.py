@@ -3,7 +3,7 @@
 :func:`transaction` runs, in order: the environment home (a profile's is its primary's) → the
 managed check (for commands that change the environment) → the home lock → gather the inputs →
 start the receipt; then the operation's work, which finishes the receipt; on the way out a
-:class:`~pm.errors.PmError` becomes the receipt's failure through :func:`failure_of` (one
+:class:`~pm.base.errors.PmError` becomes the receipt's failure through :func:`failure_of` (one
 vocabulary for every operation), and the finished receipt is written (:func:`receipts.write`).
 A PmError is not re-raised: the operation returns its receipt, whose exit code says how it went.
 """
@@ -16,23 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import managed
-from ..commands import hermes
-from ..config import read_config
-from ..errors import InputError, PmError
-from ..inputs import Inputs, gather
-from ..lock import LOCK_TIMEOUT, checked_timeout, home_lock
-from ..names import check_name
-from ..receipt import Draft, Receipt
-from ..settings import Settings, environment_home
-from ..store import Store
-from . import receipts
-from .failures import failure_of
-from .options import SILENT, Options, Reporter
+from pm.base.commands import hermes
+from pm.base.errors import InputError, PmError
+from pm.base.lock import LOCK_TIMEOUT, checked_timeout, home_lock
+from pm.base.names import check_name
+from pm.base.store import Store
+from pm.env import managed
+from pm.inputs.collect import Inputs, gather
+from pm.inputs.config import read_config
+from pm.inputs.settings import Settings, environment_home
+from pm.ops import receipts
+from pm.ops.failures import failure_of
+from pm.ops.options import SILENT, Options, Reporter
+from pm.records.receipt import Draft, Receipt
 
 if TYPE_CHECKING:
-    from ..index.multi import MultiSource
-    from ..resolver import Policy, Resolution
+    from pm.index.multi import MultiSource
+    from pm.resolver import Policy, Resolution
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Transaction:
     store: Store
     inputs: Inputs | None = None
     value: Any = None
-    stored_under: str | None = None  # the results-cache key of its resolution (pm.reuse)
+    stored_under: str | None = None  # the results-cache key of its resolution (pm.records.reuse)
     finished: Receipt | None = None
 
     @property
@@ -122,7 +122,7 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     docstring); returns the transaction, its receipt finished and written, ``work``'s return value
     in :attr:`Transaction.value` (None when it did not get to run or failed).
 
-    ``command`` is the command as :mod:`pm.managed` names it (``sync``, ``plugins-enable`` …):
+    ``command`` is the command as :mod:`pm.env.managed` names it (``sync``, ``plugins-enable`` …):
     given, a managed environment refuses before anything else. ``lock=False`` for read-only
     operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
     options = options or Options()
@@ -182,7 +182,7 @@ def policy_for(settings: Settings) -> Policy:
     """The resolution policy the settings give (pre-releases, exclude-newer, allowed builds)."""
     from packaging.utils import canonicalize_name
 
-    from ..resolver import Policy
+    from pm.resolver import Policy
 
     return Policy(
         allow_prereleases=settings.prereleases == "allow",
@@ -193,7 +193,7 @@ def policy_for(settings: Settings) -> Policy:
 
 def source_of(inputs: Inputs) -> MultiSource:
     """The configured sources; close them (``with``) so background fetches stop."""
-    from ..index import open_sources
+    from pm.index import open_sources
 
     settings = inputs.settings
     return open_sources(settings.index_urls, settings.find_links, offline=settings.offline,
@@ -202,6 +202,6 @@ def source_of(inputs: Inputs) -> MultiSource:
 
 def cache_dir() -> Path:
     """pm's cache, shared by every home of the user (see :func:`pm.index.cache.default_cache_dir`)."""
-    from ..index.cache import default_cache_dir
+    from pm.base.cachedir import default_cache_dir
 
     return default_cache_dir()

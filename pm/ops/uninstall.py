@@ -23,18 +23,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import generations, leases
-from ..commands import hermes
-from ..errors import EXIT_OK, PmError
-from ..lock import LOCK_FILE
-from ..names import check_name
-from ..settings import environment_home
-from ..store import Store
-from .failures import RemovalRefused
-from .options import SILENT, Options, Reporter
-from .resolve import resolve_in
-from .sync import obtain, select_generation
-from .transaction import Result, Transaction, transaction
+from pm.base.commands import hermes
+from pm.base.errors import EXIT_OK, PmError
+from pm.base.lock import LOCK_FILE
+from pm.base.names import check_name
+from pm.base.store import Store
+from pm.env import generations, leases
+from pm.inputs.settings import environment_home
+from pm.ops.failures import RemovalRefused
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.resolve import resolve_in
+from pm.ops.sync import obtain, select_generation
+from pm.ops.transaction import Result, Transaction, transaction
 
 __all__ = ["NoSuchProfile", "RemovalPlan", "plan_profile_delete", "plan_uninstall", "profile_delete",
            "uninstall"]

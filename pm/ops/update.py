@@ -12,21 +12,20 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pm.names import BUILTIN_PROVIDER
-
-from ..catalog import Catalog, CatalogRefusal
-from ..config import read_config
-from ..discover import PluginSources, discover
-from ..install import Installed, InstallError, removed_installed
-from ..install import install as install_files
-from ..plugin import inspect
-from ..selection import profile_homes, provides
-from .install import catalog_for, swept
-from .options import SILENT, Options, Reporter
-from .repin import Ask, repin_all
-from .repin import tell as tell_repins
-from .sync import sync_in
-from .transaction import Result, Transaction, transaction
+from pm.base.names import BUILTIN_PROVIDER
+from pm.env.plugin_install import Installed, InstallError, removed_installed
+from pm.env.plugin_install import install as install_files
+from pm.inputs.catalog import Catalog, CatalogRefusal
+from pm.inputs.config import read_config
+from pm.inputs.discover import PluginSources, discover
+from pm.inputs.plugin import inspect
+from pm.inputs.selection import profile_homes, provides
+from pm.ops.install import catalog_for, swept
+from pm.ops.options import SILENT, Options, Reporter
+from pm.ops.repin import Ask, repin_all
+from pm.ops.repin import tell as tell_repins
+from pm.ops.sync import sync_in
+from pm.ops.transaction import Result, Transaction, transaction
 
 
 class ProvidersNotInstalled(InstallError):

@@ -16,12 +16,12 @@
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .explain import Cause, Conflict, Finding, TooComplex
-    from .missing import MissingProjects, NotOffered
-    from .model import Pin, Policy, Resolution
-    from .provider import Builder
-    from .resolve import resolve_union
-    from .wording import format_conflict
+    from pm.resolver.explain import Cause, Conflict, Finding, TooComplex
+    from pm.resolver.missing import MissingProjects, NotOffered
+    from pm.resolver.model import Pin, Policy, Resolution
+    from pm.resolver.provider import Builder
+    from pm.resolver.resolve import resolve_union
+    from pm.resolver.wording import format_conflict
 
 #: Where each public name lives, loaded on first use (PEP 562): reading a stored resolution
 #: (pins, a receipt) needs only the model, not resolvelib, the provider and the explanations.

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from ..index.base import FileLink
-from .learning import req_key
-from .model import PYTHON, Req
-from .provider import PROBLEMS
+from pm.index.base import FileLink
+from pm.resolver.learning import req_key
+from pm.resolver.model import PYTHON, Req
+from pm.resolver.provider import PROBLEMS
 
 if TYPE_CHECKING:
-    from .provider import Provider
+    from pm.resolver.provider import Provider
 
 _MAX_DEPTH = 12  # links of a chain followed before it is cut short
 _MAX_NODES = 500  # dead requirements expanded per proof (the message tells only some)
@@ -181,7 +181,7 @@ def leaf(req: Req, provider: Provider) -> DeadEnd:
     if not versions:
         available = tuple(str(v) for v in sorted({link.version for link in links}, reverse=True))
         return DeadEnd(req.text, req.key, "conflict", available=available)
-    from .wording import KINDS
+    from pm.resolver.wording import KINDS
 
     return DeadEnd(req.text, req.key, min((u.kind for u in versions), key=KINDS.index), versions)
 

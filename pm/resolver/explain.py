@@ -24,12 +24,12 @@ from typing import Any
 
 from packaging.utils import NormalizedName
 
-from ..errors import EXIT_CONFLICT, PmError
-from ..union import Origin
-from .deadends import DeadEnd, Unusable, dead_end, met_dead_end, unusable
-from .model import PYTHON, Req
-from .provider import Provider
-from .wording import KINDS, describe_problem, format_conflict
+from pm.base.errors import EXIT_CONFLICT, PmError
+from pm.inputs.union import Origin
+from pm.resolver.deadends import DeadEnd, Unusable, dead_end, met_dead_end, unusable
+from pm.resolver.model import PYTHON, Req
+from pm.resolver.provider import Provider
+from pm.resolver.wording import KINDS, describe_problem, format_conflict
 
 _MAX_SUBSET_CAUSES = 12
 _MAX_CONTEXT_DEPTH = 4  # parent hops followed from a tried version towards the roots

@@ -39,10 +39,10 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import NormalizedName
 from packaging.version import Version
 
-from .model import PYTHON, Candidate, Req
+from pm.resolver.model import PYTHON, Candidate, Req
 
 if TYPE_CHECKING:
-    from .provider import Provider
+    from pm.resolver.provider import Provider
 
 #: A requirement as context-free fact: (key with extras, specifier).
 ReqKey = tuple[str, SpecifierSet]

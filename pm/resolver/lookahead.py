@@ -6,11 +6,11 @@ import queue
 import threading
 from typing import TYPE_CHECKING
 
-from ..index.base import looking_ahead
-from .model import Req
+from pm.index.base import looking_ahead
+from pm.resolver.model import Req
 
 if TYPE_CHECKING:
-    from .provider import Provider
+    from pm.resolver.provider import Provider
 
 #: Threads that crawl ahead of resolvelib when the source does not say how many threads may
 #: fetch from it at once (a ``workers()`` method; an index sizes it from its latency).

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 
 from packaging.utils import NormalizedName, canonicalize_name
 
-from ..errors import EXIT_FAILURE, PmError
-from ..index.base import Source
-from .explain import Cause, Conflict, Finding, _causes
-from .model import Req
-from .provider import Provider
-from .wording import format_missing, format_not_offered
+from pm.base.errors import EXIT_FAILURE, PmError
+from pm.index.base import Source
+from pm.resolver.explain import Cause, Conflict, Finding, _causes
+from pm.resolver.model import Req
+from pm.resolver.provider import Provider
+from pm.resolver.wording import format_missing, format_not_offered
 
 _CUTOFF = 0.75  # difflib ratio above which a known name is offered as "did you mean"
 

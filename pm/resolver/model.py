@@ -20,10 +20,10 @@ from packaging.version import Version
 _NAME = re.compile(r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
-from ..index.base import FileLink, Metadata
-from ..settings import redact_url
-from ..target import Target
-from ..union import Origin, Union
+from pm.index.base import FileLink, Metadata
+from pm.inputs.settings import redact_url
+from pm.inputs.target import Target
+from pm.inputs.union import Origin, Union
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
 PYTHON = NormalizedName("<python>")
@@ -115,7 +115,7 @@ class Parent:
 @dataclass(frozen=True)
 class Unverified:
     """What a resolution read of a file's core metadata when no hash vouched for it (by range
-    requests): the build compares the installed wheel with it (:mod:`pm.recheck`). Kept as the
+    requests): the build compares the installed wheel with it (:mod:`pm.records.recheck`). Kept as the
     normalized text of each requirement, so a stored resolution is reused without parsing."""
 
     requires_dist: tuple[str, ...]

@@ -18,14 +18,14 @@ from packaging.utils import NormalizedName
 from packaging.version import Version
 from resolvelib import AbstractProvider
 
-from ..index._metadata import MetadataUnavailable
-from ..index.base import FileLink, IndexFailure, Metadata, Source
-from ..index.multi import project_of
-from ..index.project import Project
-from ..target import Target
-from .learning import Learning
-from .lookahead import LookAhead
-from .model import PYTHON, Candidate, Policy, Req
+from pm.index._metadata import MetadataUnavailable
+from pm.index.base import FileLink, IndexFailure, Metadata, Source
+from pm.index.multi import project_of
+from pm.index.project import Project
+from pm.inputs.target import Target
+from pm.resolver.learning import Learning
+from pm.resolver.lookahead import LookAhead
+from pm.resolver.model import PYTHON, Candidate, Policy, Req
 
 #: How many of the best candidates of a project get their metadata prefetched.
 _log = logging.getLogger("pm.resolver")

@@ -15,12 +15,12 @@ from packaging.utils import NormalizedName, canonicalize_name
 from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 from resolvelib.resolvers import resolution as _resolution_module
 
-from ..errors import PmError, UsageError
-from ..index.base import Source
-from ..target import Target
-from ..union import Origin, Union
-from .explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
-from .missing import (
+from pm.base.errors import PmError, UsageError
+from pm.index.base import Source
+from pm.inputs.target import Target
+from pm.inputs.union import Origin, Union
+from pm.resolver.explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from pm.resolver.missing import (
     MissingProjects,
     NotOffered,
     as_missing,
@@ -31,8 +31,8 @@ from .missing import (
     suggestions,
     unoffered_roots,
 )
-from .model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
-from .provider import Builder, Provider
+from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
+from pm.resolver.provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 

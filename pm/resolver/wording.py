@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .deadends import DeadEnd, Needs, Unusable
-    from .explain import Conflict, Finding
-    from .missing import MissingProjects, NotOffered
+    from pm.resolver.deadends import DeadEnd, Needs, Unusable
+    from pm.resolver.explain import Conflict, Finding
+    from pm.resolver.missing import MissingProjects, NotOffered
 
 #: Finding kinds, in the order they are told: the hard ones (nothing the user allows can change
 #: them) before the policy ones (building sdists, yanked releases, the exclude-newer cutoff), so a

@@ -15,10 +15,10 @@ Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is
 
 from __future__ import annotations
 
-from .environ import NO_TOOL_FILES, TOOL_VARIABLES, without_tool_settings
-from .homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
-from .index import PRESETS, LocalIndex, Transfer, index_from_spec, negotiate
-from .wheels import (
+from pm.testing.environ import NO_TOOL_FILES, TOOL_VARIABLES, without_tool_settings
+from pm.testing.homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
+from pm.testing.index import PRESETS, LocalIndex, Transfer, index_from_spec, negotiate
+from pm.testing.wheels import (
     IndexFile,
     build_packages,
     build_sdist,

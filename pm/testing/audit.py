@@ -1,6 +1,6 @@
 """The start of a script that records every file a Python process opens and every folder it lists
 (``sys.addaudithook``): the guard of the shortcut's idea, that whatever a command reads is noted by
-:mod:`pm._watch`. A test appends what to run and prints ``opened``, ``listed`` and a Watch's
+:mod:`pm.base.watch`. A test appends what to run and prints ``opened``, ``listed`` and a Watch's
 ``seen``, in a process of its own (an audit hook cannot be removed)."""
 
 HOOK = r'''

@@ -1,6 +1,6 @@
 """An environment without the uv and pip settings of the machine the tests run on.
 
-pm honours ``UV_*``/``PIP_*`` index variables, ``uv.toml`` and ``pip.conf`` (:mod:`pm.index_settings`);
+pm honours ``UV_*``/``PIP_*`` index variables, ``uv.toml`` and ``pip.conf`` (:mod:`pm.inputs.index_settings`);
 a developer's machine often has some (``PIP_FIND_LINKS=/opt/wheels``, a ``~/.config/pip/pip.conf``
 with extra indexes), which must not leak into a test by accident. :func:`without_tool_settings`
 drops the variables pm reads and turns the files off with uv's and pip's own switches

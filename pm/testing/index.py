@@ -36,8 +36,7 @@ from pm.testing._pages import PRESETS as PRESETS
 from pm.testing._pages import SUFFIXES, ServedFile, html_page, upload_time
 from pm.testing._pages import Transfer as Transfer
 from pm.testing._pages import negotiate as negotiate
-
-from .wheels import IndexFile, build_packages
+from pm.testing.wheels import IndexFile, build_packages
 
 
 class LocalIndex:

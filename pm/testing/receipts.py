@@ -7,7 +7,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from pm.receipt import SCHEMA_FILE
+from pm.records.receipt import SCHEMA_FILE
 
 
 @lru_cache(maxsize=1)

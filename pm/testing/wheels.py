@@ -26,7 +26,7 @@ from packaging.tags import parse_tag
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from .sdists import backend_sdist
+from pm.testing.sdists import backend_sdist
 
 #: Zip timestamps are fixed at the earliest date the format can store.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the receipt schema's enum of failure kinds from pm's exception classes.
 
-Every :class:`pm.errors.PmError` subclass carries its receipt ``kind``; this script imports every
+Every :class:`pm.base.errors.PmError` subclass carries its receipt ``kind``; this script imports every
 module of pm, collects the kinds of all the subclasses (plus :data:`pm.ops.failures.OTHER_KINDS`,
 the kinds no class carries) and writes them, sorted, as the ``enum`` of ``failure.kind`` in
 ``pm/schemas/receipt.schema.json``. ``--check`` only compares, and exits 1 when the schema differs
@@ -29,7 +29,7 @@ def error_classes() -> list[type]:
     """Every PmError subclass pm defines (each module imported once), the base included."""
     sys.path.insert(0, str(ROOT))
     import pm
-    from pm.errors import PmError
+    from pm.base.errors import PmError
 
     for module in pkgutil.walk_packages(pm.__path__, "pm."):
         if module.name != "pm.__main__":

@@ -13,8 +13,8 @@ import pytest
 
 import agent.activation
 import pm.cli
-from pm import generations
-from pm.generations import Generation
+from pm.env import generations
+from pm.env.generations import Generation
 from pm.testing.homes import make_home
 from pm.testing.wheels import build_wheel
 

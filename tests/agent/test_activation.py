@@ -15,7 +15,7 @@ import agent.activation
 from agent.activation import activate, environment_home
 from agent.errors import ActivationError
 from agent.testing import ROOT, set_config
-from pm.generations import Generation
+from pm.env.generations import Generation
 from pm.testing.homes import add_plugin, add_profile
 
 USES_SHAREDLIB = '''

@@ -17,7 +17,7 @@ from agent.memory_cli import main
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import ProviderInitError
 from agent.testing import set_config
-from pm.generations import Generation
+from pm.env.generations import Generation
 
 TURNS = [
     ("I adopted a cat named Miso", "Lovely! Miso is a great name for a cat."),

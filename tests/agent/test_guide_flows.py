@@ -16,12 +16,12 @@ import pytest
 from agent.cli import main as hermes
 from agent.memory_cli import main as memory
 from agent.testing import ROOT
-from pm import generations, leases
-from pm.config import config_mapping
-from pm.config_edit import ConfigEditError, set_value
-from pm.generations import Generation
+from pm.base.store import Store
+from pm.env import generations, leases
+from pm.env.generations import Generation
+from pm.inputs.config import config_mapping
+from pm.inputs.config_edit import ConfigEditError, set_value
 from pm.ops.uninstall import plan_uninstall
-from pm.store import Store
 from pm.testing.homes import add_plugin
 
 

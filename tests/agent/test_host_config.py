@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from hermes_cli.config import ConfigWriteError, load_config, save_config
-from pm.errors import ConfigError
-from pm.lock import home_lock
-from pm.store import Store
+from pm.base.errors import ConfigError
+from pm.base.lock import home_lock
+from pm.base.store import Store
 
 COMMENTED = """\
 # my agent's settings

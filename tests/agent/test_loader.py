@@ -15,7 +15,7 @@ from agent.errors import ProviderInvalid, ProviderLoadFailed, ProviderNotFound, 
 from agent.loader import load_into, load_memory_provider
 from agent.memory_manager import MemoryManager
 from agent.testing import BUNDLED, install_dist, provider_init, set_config, spy_init
-from pm.generations import Generation
+from pm.env.generations import Generation
 from pm.testing.homes import add_plugin, add_profile
 
 NEEDS_SHAREDLIB = "sharedlib>=2"

@@ -19,7 +19,7 @@ import pytest
 from agent.memory_cli import main
 from agent.memory_setup import SetupError, collect_values
 from agent.testing import ROOT, set_config
-from pm.generations import Generation
+from pm.env.generations import Generation
 from pm.testing.homes import add_plugin
 
 SECRET = "s3cr3t-VALUE-42"

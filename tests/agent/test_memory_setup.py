@@ -11,7 +11,7 @@ import pytest
 
 from agent.memory_cli import main
 from agent.memory_setup import prepare_provider
-from pm import generations
+from pm.env import generations
 from pm.testing.homes import make_home
 
 

@@ -16,7 +16,7 @@ from agent.plugin_cli import (
     run_plugin_command,
 )
 from agent.testing import BUNDLED, provider_init, set_config, spy_init
-from pm.generations import Generation
+from pm.env.generations import Generation
 from pm.testing.homes import add_plugin
 
 CLI = '''"""Count things for the spy provider.

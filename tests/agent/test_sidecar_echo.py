@@ -17,9 +17,9 @@ from agent.memory_manager import MemoryManager
 from agent.memory_provider import ProviderInitError
 from agent.plugin_cli import discover_plugin_cli_commands, mount_plugin_cli_commands, run_plugin_command
 from agent.testing import BUNDLED, wheel_from_installed
-from pm import generations
-from pm.inputs import gather
-from pm.settings import Flags
+from pm.env import generations
+from pm.inputs.collect import gather
+from pm.inputs.settings import Flags
 from pm.testing.homes import tree_digest
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
-from pm import _yaml
-from pm._files import read_text
+from pm.base import yamlfile as _yaml
+from pm.base.files import read_text
 
 PLUGIN_ROOT = Path(__file__).resolve().parents[2] / "plugins" / "memory" / "sqlite_fts"
 MODULE_NAME = "_hermes_test_plugin_sqlite_fts"

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from packaging.utils import canonicalize_name
 
+from pm.base.uv import Uv
 from pm.index.builds import SdistBuilder
 from pm.index.findlinks import FindLinksSource
-from pm.target import current_target
+from pm.inputs.target import current_target
 from pm.testing import build_packages, metadata_bytes
 from pm.testing.index import ServedFile
-from pm.uv import Uv
 
 from .conftest import applicable_scenarios
 from .scenarios import SCENARIOS_DIR

@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pm.catalog import load_catalog
-from pm.install import InstallError, install
+from pm.env.plugin_install import InstallError, install
+from pm.inputs.catalog import load_catalog
 
 _PARTS = st.sampled_from(["..", ".", "a", "b", "plugin.yaml", "sub", "/", "/etc", "x y", "l1", "l2"])
 _TARGETS = st.lists(_PARTS, min_size=1, max_size=5).map(lambda parts: os.path.join(*parts))

@@ -1,8 +1,8 @@
 """Property-based fuzzing of everything pm parses from others (issue 15): plugin manifests and
 declarations, config.yaml (read and edited), and index project pages.
 
-Properties: no exception but the documented ones (an :class:`~pm.errors.InputError` for a file,
-:class:`~pm.config_edit.ConfigEditError` for an edit, :class:`~pm.index.base.IndexFailure` for a
+Properties: no exception but the documented ones (an :class:`~pm.base.errors.InputError` for a file,
+:class:`~pm.inputs.config_edit.ConfigEditError` for an edit, :class:`~pm.index.base.IndexFailure` for a
 page); every message is bounded; an edit pm makes re-reads as exactly the intended selection; and
 end to end, ``pm scan`` exits 0 with a hostile plugin beside a good one, which stays a member.
 Examples are derandomized, so CI sees the same few thousand cases every run, in seconds.
@@ -19,14 +19,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pm import _yaml
-from pm.config import read_config
-from pm.config_edit import ConfigEditError, change_list
-from pm.discover import PluginRoot
-from pm.errors import InputError
+from pm.base import yamlfile as _yaml
+from pm.base.errors import InputError
 from pm.index._pages import page_digest
 from pm.index.base import IndexFailure
-from pm.plugin import inspect
+from pm.inputs.config import read_config
+from pm.inputs.config_edit import ConfigEditError, change_list
+from pm.inputs.discover import PluginRoot
+from pm.inputs.plugin import inspect
 
 FAST = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 
-from pm.build import requirements_text
-from pm.errors import PmError
-from pm.records import resolution_from_json
+from pm.base.errors import PmError
+from pm.env.build import requirements_text
+from pm.records.sections import resolution_from_json
 from pm.resolver.model import Resolution
 
 _NAMES = st.one_of(st.sampled_from(["alpha", "beta-two", "gamma.x"]), st.text(min_size=1, max_size=12))

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pm import generations
 from pm.cli import main
+from pm.env import generations
 from pm.testing import LocalIndex, build_packages
 from pm.testing.receipts import assert_valid_receipt
 from pm.testing.sdists import backend_sdist

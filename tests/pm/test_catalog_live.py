@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pm.catalog import load_catalog
-from pm.catalog_live import combined, live_catalog
-from pm.errors import UsageError
+from pm.base.errors import UsageError
+from pm.inputs.catalog import load_catalog
+from pm.inputs.catalog_live import combined, live_catalog
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -93,7 +93,7 @@ def test_over_http_with_the_kill_lists_unioned(served, tmp_path) -> None:
 
 
 def test_a_body_over_the_cap_is_refused_and_the_stale_copy_kept(tmp_path, monkeypatch) -> None:
-    from pm import catalog_live
+    from pm.inputs import catalog_live
 
     source = tmp_path / "catalog.json"
     source.write_bytes(_catalog(["alpha"], []))
@@ -105,7 +105,7 @@ def test_a_body_over_the_cap_is_refused_and_the_stale_copy_kept(tmp_path, monkey
 
 def test_a_home_with_a_live_catalog_installs_nothing_it_removed_and_check_stays_offline(served, tmp_path,
                                                                                        monkeypatch) -> None:
-    from pm.catalog import CatalogRefusal
+    from pm.inputs.catalog import CatalogRefusal
     from pm.ops.install import catalog_for
 
     url, folder = served

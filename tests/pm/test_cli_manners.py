@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main as hermes
+from pm.base.errors import UsageError
 from pm.cli import main as pm_main
 from pm.cli._parser import hoist_globals
-from pm.errors import UsageError
-from pm.target import find_python
+from pm.inputs.target import find_python
 from pm.testing import make_home
 
 

@@ -1,4 +1,4 @@
-"""pm's own code as a cache key (pm._code): the shortcut, reusable resolutions and page digests are
+"""pm's own code as a cache key (pm.base.codekey): the shortcut, reusable resolutions and page digests are
 keyed on a digest of pm's files, so an edited pm never answers from the old code's records, while
 two installs of the same code share them."""
 
@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pm import _code
+from pm.base import codekey as _code
 from pm.testing import NO_TOOL_FILES, LocalIndex, add_plugin, make_home
 from pm.testing.index import PRESETS
 
-PM = Path(_code.__file__).resolve().parent
+PM = _code.PACKAGE
 
 
 def copy_of_pm(into: Path) -> Path:

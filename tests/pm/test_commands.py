@@ -1,12 +1,12 @@
-"""pm.commands and pm.records' next steps: command lines that run exactly as printed."""
+"""pm.base.commands and pm.records.sections' next steps: command lines that run exactly as printed."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
 
-from pm import records
-from pm.commands import hermes
+from pm.base.commands import hermes
+from pm.records import sections as records
 
 
 def test_hermes_quotes_every_word_and_puts_home_last() -> None:

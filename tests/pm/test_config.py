@@ -1,4 +1,4 @@
-"""pm.config: a home's config.yaml read into a HomeConfig, every problem named with file and key."""
+"""pm.inputs.config: a home's config.yaml read into a HomeConfig, every problem named with file and key."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pm.config import CONFIG_NAME, read_config
-from pm.errors import ConfigError
+from pm.base.errors import ConfigError
+from pm.inputs.config import CONFIG_NAME, read_config
 
 
 def test_a_missing_config_is_an_empty_selection(tmp_path: Path) -> None:

@@ -1,11 +1,11 @@
-"""pm.config_edit: the selection lists edited in place — block, flow and CRLF files."""
+"""pm.inputs.config_edit: the selection lists edited in place — block, flow and CRLF files."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from pm.config_edit import ConfigEditError, change_list
+from pm.inputs.config_edit import ConfigEditError, change_list
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from pm.core import read_lock
-from pm.errors import InputError
-from pm.target import running_environment
+from pm.base.errors import InputError
+from pm.inputs.core import read_lock
+from pm.inputs.target import running_environment
 
 ENV = running_environment()
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from pm.declaration import read_declaration
-from pm.errors import InputError
-from pm.manifest import read_manifest
+from pm.base.errors import InputError
+from pm.inputs.declaration import read_declaration
+from pm.inputs.manifest import read_manifest
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -9,8 +9,8 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from pm.export import index_lines
 from pm.index.base import FileLink
+from pm.records.export import index_lines
 from pm.resolver import Pin, Resolution
 
 LOCAL = "http://127.0.0.1:8080/simple/"

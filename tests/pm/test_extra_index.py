@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.config import read_config
-from pm.settings import Flags, resolve_settings
+from pm.inputs.config import read_config
+from pm.inputs.settings import Flags, resolve_settings
 from pm.testing import add_plugin, index_from_spec, make_home
 
 PRIVATE = {"corp-lib": {"1.0": []}, "alpha": {"1.0": []}}
@@ -105,8 +105,8 @@ def test_a_file_url_index_resolves_and_builds(home, capsys, tmp_path):
 
 
 def test_find_links_take_folders_file_urls_and_pages_and_refuse_other_schemes_by_name(home, tmp_path, capsys):
-    from pm.errors import UsageError
-    from pm.settings import find_link
+    from pm.base.errors import UsageError
+    from pm.inputs.settings import find_link
 
     assert find_link((tmp_path / "w").as_uri(), Path("/elsewhere"), "--find-links") == tmp_path / "w"
     assert find_link("w", tmp_path, "--find-links") == tmp_path / "w"

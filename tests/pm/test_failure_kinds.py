@@ -13,9 +13,9 @@ from types import ModuleType
 
 import pytest
 
-from pm.errors import PmError
+from pm.base.errors import PmError
 from pm.ops import failure_of
-from pm.receipt import OUTCOMES, SCHEMA_FILE
+from pm.records.receipt import OUTCOMES, SCHEMA_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 KEBAB = re.compile(r"[a-z]+(-[a-z]+)*")

@@ -1,4 +1,4 @@
-"""pm._files, pm._yaml, pm._toml: the small readers and writers under every pm file format."""
+"""pm.base.files, pm.base.yamlfile, pm.base.tomlwriter: the small readers and writers under every pm file format."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pm import _files, _toml, _yaml
-from pm.errors import InputError
+from pm.base import files as _files
+from pm.base import tomlwriter as _toml
+from pm.base import yamlfile as _yaml
+from pm.base.errors import InputError
 
 
 def test_read_text_reads_once_with_its_digest(tmp_path: Path) -> None:

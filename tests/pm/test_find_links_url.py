@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
 from pm.cli import main
+from pm.env import generations
 from pm.testing import add_plugin, build_packages, index_from_spec, make_home
 
 INDEX = {"alpha": {"1.0": [], "2.0": []}}

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.foreign import PLATFORMS, foreign_target
-from pm.target import current_target
+from pm.inputs.foreign import PLATFORMS, foreign_target
+from pm.inputs.target import current_target
 from pm.testing import add_plugin, index_from_spec, make_home
 from pm.testing.receipts import assert_valid_receipt
 

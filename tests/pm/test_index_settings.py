@@ -1,4 +1,4 @@
-"""pm.index_settings: one precedence rule over the flag, pm's variables, config.yaml, uv's and pip's
+"""pm.inputs.index_settings: one precedence rule over the flag, pm's variables, config.yaml, uv's and pip's
 variables and files; each chosen setting keeps its source."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pm.errors import UsageError
-from pm.index_settings import KEYS, choose, pip_layer, uv_layer
-from pm.settings import Flags
-from pm.tool_files import Given
+from pm.base.errors import UsageError
+from pm.inputs.index_settings import KEYS, choose, pip_layer, uv_layer
+from pm.inputs.settings import Flags
+from pm.inputs.tool_files import Given
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""pm.names and issue 15 findings 11 and 17: names a folder or config cannot hold are clean usage
+"""pm.base.names and issue 15 findings 11 and 17: names a folder or config cannot hold are clean usage
 errors; untrusted names are escaped before they reach a terminal or a table."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent.cli import main as hermes
-from pm.names import BadName, check_name, printable
+from pm.base.names import BadName, check_name, printable
 from pm.testing.cli import latest
 
 LONG = "a" * 300

@@ -1,12 +1,12 @@
-"""pm.plugin: a root's files read into a Plugin (never raising), and precedence between roots."""
+"""pm.inputs.plugin: a root's files read into a Plugin (never raising), and precedence between roots."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from pm.discover import PluginRoot
-from pm.plugin import apply_precedence, inspect
+from pm.inputs.discover import PluginRoot
+from pm.inputs.plugin import apply_precedence, inspect
 
 
 def _root(folder: Path, name: str, source: str = "user") -> PluginRoot:

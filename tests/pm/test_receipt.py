@@ -1,4 +1,4 @@
-"""pm.receipt: an operation fills a Draft; finish() builds the Receipt once, an immutable value,
+"""pm.records.receipt: an operation fills a Draft; finish() builds the Receipt once, an immutable value,
 without running a program; writing is pm.ops.receipts'."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import pm.ops.receipts
-from pm.receipt import OUTCOMES, SCHEMA_VERSION, Draft
+from pm.records.receipt import OUTCOMES, SCHEMA_VERSION, Draft
 from pm.testing.receipts import assert_valid_receipt
 
 TOOL = {"name": "hermes-pm", "version": "0", "uv": "0.5.0"}

@@ -1,4 +1,4 @@
-"""Reusing a resolution (pm.reuse): the same inputs over unchanged pages skip the resolver; any
+"""Reusing a resolution (pm.records.reuse): the same inputs over unchanged pages skip the resolver; any
 change of an input, a page or a find-links folder resolves again."""
 
 from __future__ import annotations
@@ -121,9 +121,9 @@ def test_a_damaged_entry_is_a_miss(capsys, home, index, tmp_path) -> None:
 
 
 def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
+    from pm.inputs.union import Origin
+    from pm.records.reuse import resolution_from_json, resolution_to_json
     from pm.resolver.model import Parent, Pin, Resolution
-    from pm.reuse import resolution_from_json, resolution_to_json
-    from pm.union import Origin
 
     first = resolve(capsys, home, index)
     again = resolve(capsys, home, index)
@@ -188,7 +188,7 @@ class _Revalidated:
 
 @pytest.mark.parametrize("workers", [1, 3])
 def test_pages_are_revalidated_on_the_threads_the_source_allows(workers: int) -> None:
-    from pm.reuse import _pages_unchanged
+    from pm.records.reuse import _pages_unchanged
 
     pages = [(f"https://index.example/simple/p{i}/", 200, "sha") for i in range(12)]
     source = _Revalidated(workers)
@@ -198,7 +198,7 @@ def test_pages_are_revalidated_on_the_threads_the_source_allows(workers: int) ->
 
 
 def test_a_changed_first_page_stops_the_revalidation() -> None:
-    from pm.reuse import _pages_unchanged
+    from pm.records.reuse import _pages_unchanged
 
     pages = [(f"https://index.example/simple/p{i}/", 200, "sha") for i in range(5)]
     source = _Revalidated(4, changed=pages[0][0])

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from pm.discover import PluginSources, discover
-from pm.errors import ConfigError
-from pm.selection import select
+from pm.base.errors import ConfigError
+from pm.inputs.discover import PluginSources, discover
+from pm.inputs.selection import select
 
 
 def plugin(folder: Path, name: str, manifest: str = "pip_dependencies: []\n", **files: str) -> Path:
@@ -207,7 +207,7 @@ def test_project_plugins_only_when_enabled_by_environment(tmp_path):
 
 
 def test_status_is_a_closed_set_with_named_predicates():
-    from pm.selection import STATUSES, Status
+    from pm.inputs.selection import STATUSES, Status
 
     assert STATUSES == tuple(Status) and Status.MEMBER == "member"
     assert {s for s in Status if s.joins} == {Status.MEMBER, Status.SIDECAR_ONLY, Status.EXTERNAL}

@@ -244,10 +244,10 @@ def test_a_refusal_is_answered_from_memory_while_its_inputs_and_pages_are_unchan
 
 AUDIT = HOOK + r'''
 from pathlib import Path
-from pm._watch import watching
+from pm.base.watch import watching
 from pm.ops.options import Options
 from pm.ops.resolve import resolve
-from pm.settings import Flags
+from pm.inputs.settings import Flags
 home, index, core, lock = sys.argv[1:5]
 flags = Flags(index_url=index, core=core, core_lock=lock)
 with watching() as watch:
@@ -605,7 +605,7 @@ def test_a_deleted_working_folder_is_no_traceback(setup: Setup) -> None:
 
 
 def test_a_pip_conf_or_uv_toml_that_appears_or_changes_is_a_miss(setup: Setup, tmp_path: Path) -> None:
-    """pm reads uv.toml and pip.conf (pm.tool_files): a file that appears where none was, or whose
+    """pm reads uv.toml and pip.conf (pm.inputs.tool_files): a file that appears where none was, or whose
     bytes change, is a change of what the answer was read from."""
     xdg = tmp_path / "xdg"
     setup.env = {k: v for k, v in setup.env.items() if k not in NO_TOOL_FILES}

@@ -186,9 +186,9 @@ def test_a_check_with_a_candidate_is_never_answered_from_memory(home: Home) -> N
 
 AUDIT = HOOK + r'''
 from pathlib import Path
-from pm._watch import watching
+from pm.base.watch import watching
 from pm.ops.options import Options
-from pm.settings import Flags
+from pm.inputs.settings import Flags
 command, home, index, core, lock = sys.argv[1:6]
 flags = Flags(index_url=index, core=core, core_lock=lock)
 if command == "sync":

@@ -1,4 +1,4 @@
-"""pm.store: every write atomic (a new file renamed over the old: a reader holding the old one
+"""pm.base.store: every write atomic (a new file renamed over the old: a reader holding the old one
 keeps reading it whole, a crash leaves old or new, never half) and confined to its roots."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.store import Store, StoreError
+from pm.base.store import Store, StoreError
+from pm.env import generations
 
 
 def test_a_write_replaces_the_file_and_never_changes_it_in_place(tmp_path: Path) -> None:

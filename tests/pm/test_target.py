@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import target
-from pm.errors import TargetError
+from pm.base.errors import TargetError
+from pm.inputs import target
 
 
 @pytest.fixture

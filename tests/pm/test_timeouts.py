@@ -1,5 +1,5 @@
 """Issue 25: one rule turns a number from config, flags or the environment into a timeout
-(:func:`pm.lock.seconds`): finite, 0 or more; the config names its file and key, the flag itself."""
+(:func:`pm.base.lock.seconds`): finite, 0 or more; the config names its file and key, the flag itself."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from agent.bounded import DEFAULT_TIMEOUT, TIMEOUT_ENV, timeout
-from pm.config import read_config
-from pm.errors import ConfigError
+from pm.base.errors import ConfigError
+from pm.base.lock import seconds
 from pm.index.bounds import REQUEST_DEADLINE, body_bounds
-from pm.lock import seconds
+from pm.inputs.config import read_config
 from pm.testing.cli import pm
 
 

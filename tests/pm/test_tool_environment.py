@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.config import read_config
-from pm.settings import DEFAULT_INDEX_URL, Flags, resolve_settings
+from pm.inputs.config import read_config
+from pm.inputs.settings import DEFAULT_INDEX_URL, Flags, resolve_settings
 from pm.testing import add_plugin, build_packages, index_from_spec, make_home
 
 

@@ -1,4 +1,4 @@
-"""pm.tool_files: where uv and pip keep their config files, and what pm reads from them (real files
+"""pm.inputs.tool_files: where uv and pip keep their config files, and what pm reads from them (real files
 in a temporary HOME and XDG folders)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pm.errors import InputError, UsageError
-from pm.tool_files import Given, boolish, pip_conf, pip_conf_files, uv_toml, uv_toml_files
+from pm.base.errors import InputError, UsageError
+from pm.inputs.tool_files import Given, boolish, pip_conf, pip_conf_files, uv_toml, uv_toml_files
 
 
 @pytest.fixture

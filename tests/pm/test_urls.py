@@ -1,10 +1,10 @@
-"""The one redaction (pm._urls): every credential form, wherever a URL is shown."""
+"""The one redaction (pm.base.urls): every credential form, wherever a URL is shown."""
 
 from __future__ import annotations
 
 import pytest
 
-from pm._urls import redact_url
+from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
 from pm.index.http import HttpClient
 

@@ -1,4 +1,4 @@
-"""pm._watch on real files: what an observation holds, and that looking again tells a change."""
+"""pm.base.watch on real files: what an observation holds, and that looking again tells a change."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pm import _watch
+from pm.base import watch as _watch
 from pm.cli import _resolved, shortcut
 
 
@@ -112,7 +112,7 @@ def test_a_program_made_executable_is_a_change(tmp_path: Path) -> None:
 
 def test_the_default_bundled_folders_are_watched_even_when_absent(tmp_path: Path, monkeypatch: Any) -> None:
     """A checkout's plugins/memory that appears beside a wheel's copy would take its place."""
-    from pm import discover
+    from pm.inputs import discover
 
     monkeypatch.setattr(discover, "_REPO_BUNDLED", tmp_path / "repo" / "plugins" / "memory")
     monkeypatch.setattr(discover, "_PACKAGED_BUNDLED", tmp_path / "data" / "plugins" / "memory")

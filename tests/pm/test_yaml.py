@@ -1,4 +1,4 @@
-"""pm._yaml: one bounded YAML reading — depth, alias expansion and duplicate keys refused."""
+"""pm.base.yamlfile: one bounded YAML reading — depth, alias expansion and duplicate keys refused."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from pm import _yaml
+from pm.base import yamlfile as _yaml
 
 BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True))

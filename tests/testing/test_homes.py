@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from pm import _yaml as _yaml_reader
-from pm._files import read_text
-from pm._toml import load as load_toml
+from pm.base import yamlfile as _yaml_reader
+from pm.base.files import read_text
+from pm.base.tomlfile import load as load_toml
 from pm.testing import STYLES, add_plugin, add_profile, make_home, tree_digest
 
 DEPS = ("requests>=2", "rich")

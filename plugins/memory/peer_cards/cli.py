@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.context import active_home
 from hermes_cli.config import load_config
-from pm.settings import environment_home
+from pm.inputs.settings import environment_home
 
 from . import store
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 from pm.testing.cli import Result, latest, pm  # noqa: F401 - shared by these tests
 
 

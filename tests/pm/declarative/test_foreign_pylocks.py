@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.errors import InputError
-from pm.pylock import read_lock
+from pm.base.errors import InputError
+from pm.base.uv import Uv
+from pm.env import generations
+from pm.records.pylock import read_lock
 from pm.testing import LocalIndex
-from pm.uv import Uv
 
 from .conftest import PINS
 from .helpers import installed, latest, pm

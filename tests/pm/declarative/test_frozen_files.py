@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.errors import InputError
-from pm.frozen import read_frozen
-from pm.target import current_target
+from pm.base.errors import InputError
+from pm.env import generations
+from pm.inputs.target import current_target
+from pm.records.frozen import read_frozen
 
 from .conftest import PINS
 from .helpers import installed, latest, pm

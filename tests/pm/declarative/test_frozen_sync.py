@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 from pm.testing import LocalIndex, add_plugin
 
 from .conftest import PINS

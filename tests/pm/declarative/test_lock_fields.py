@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.build import VerifyError, verify
-from pm.records import resolution_from_json
+from pm.base.uv import Uv
+from pm.env import generations
+from pm.env.build import VerifyError, verify
+from pm.records.sections import resolution_from_json
 from pm.testing import build_packages
 from pm.testing.cli import pm
-from pm.uv import Uv
 
 from .conftest import PINS
 from .test_frozen_sync import _resolved_on
@@ -121,7 +121,7 @@ def test_reading_a_lock_grows_linearly_with_its_packages() -> None:
     Four times the packages must cost about four times the time, not sixteen."""
     import time
 
-    from pm.frozen import _receipt_resolution
+    from pm.records.frozen import _receipt_resolution
 
     def seconds(count: int) -> float:
         data = _receipt_of(count)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main as hermes
-from pm import generations
-from pm.managed import MARKER, Managed, check
+from pm.env import generations
+from pm.env.managed import MARKER, Managed, check
 
 from .helpers import latest, pm
 

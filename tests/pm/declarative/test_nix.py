@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pm.export import NIX_FUNCTION, sri
+from pm.records.export import NIX_FUNCTION, sri
 from pm.testing import IndexFile, LocalIndex
 
 from .conftest import PINS

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 from pm.testing.cli import Result, latest, pm  # noqa: F401 - shared by these tests
 
 PINS = {"alpha": "1.0", "beta": "1.0", "delta": "1.0", "gamma": "1.0"}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
+from pm.env import generations
 from pm.testing import LocalIndex, build_packages
 from pm.testing.index import PRESETS
 

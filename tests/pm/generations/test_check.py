@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.readiness import startup_check
+from pm.env import generations
+from pm.env.readiness import startup_check
 from pm.testing import add_plugin
 
 from .helpers import dist_info, edit, latest, pm, remove_dist, run_python

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.build import STEPS
+from pm.env import generations
+from pm.env.build import STEPS
 
 from .helpers import edit, kill, latest, pm, pm_process, run_python, state_bytes, wait_for
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pm import generations, leases
-from pm.store import Store
+from pm.base.store import Store
+from pm.env import generations, leases
 
 from .helpers import edit, kill, latest, pm, pm_process, remove_dist, wait_for
 

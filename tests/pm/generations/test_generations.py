@@ -1,4 +1,4 @@
-"""pm.generations, pm.leases and pm.readiness.startup_check as functions."""
+"""pm.env.generations, pm.env.leases and pm.env.readiness.startup_check as functions."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from pm import generations, leases
-from pm.readiness import startup_check
-from pm.store import Store
+from pm.base.store import Store
+from pm.env import generations, leases
+from pm.env.readiness import startup_check
 from pm.testing import tree_digest
 
 from .conftest import ROOT
@@ -20,8 +20,8 @@ from .helpers import edit, pm, remove_dist
 _CREATE = """
 import sys
 from pathlib import Path
-from pm import generations
-from pm.store import Store
+from pm.env import generations
+from pm.base.store import Store
 home = Path(sys.argv[1])
 store = Store.for_home(home)
 print("\\n".join(generations.create(home, store, "sha256:" + "0" * 64)[0] for _ in range(50)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 from pm.testing import LocalIndex
 
 from .helpers import PINS, edit, pm, run_python

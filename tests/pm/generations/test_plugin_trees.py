@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.store import Store, StoreError
+from pm.base.store import Store, StoreError
+from pm.env import generations
 from pm.testing import add_plugin, tree_digest
 
 from .helpers import pm, remove_dist

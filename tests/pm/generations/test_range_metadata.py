@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 from pm.index._ranges import TAIL
 from pm.testing import LocalIndex, build_packages, build_wheel
 from pm.testing.wheels import metadata_bytes

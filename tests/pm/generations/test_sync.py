@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pm import generations
+from pm.env import generations
 
 from .helpers import PINS, edit, latest, pm, run_python
 

@@ -17,17 +17,17 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from pm.core import Core
+from pm.base.uv import Uv
 from pm.index import IndexFailure, MetadataUnavailable, SimpleIndexSource
 from pm.index.base import FileLink
 from pm.index.builds import BuildFailure, SdistBuilder
 from pm.index.findlinks import FindLinksSource
+from pm.inputs.core import Core
+from pm.inputs.target import current_target
+from pm.inputs.union import Origin, Tagged, Union
 from pm.resolver import Policy, resolve_union
-from pm.target import current_target
 from pm.testing import LocalIndex, build_packages
 from pm.testing.sdists import backend_sdist
-from pm.union import Origin, Tagged, Union
-from pm.uv import Uv
 
 TARGET = current_target()
 PLUGIN = Origin("p", "plugins/p/plugin.yaml")

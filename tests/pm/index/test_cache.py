@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pm.index.cache import Cache, CachedPage, default_cache_dir, max_age
+from pm.base.cachedir import default_cache_dir
+from pm.index.cache import Cache, CachedPage, max_age
 
 
 def test_cache_dir_precedence(tmp_path: Path) -> None:

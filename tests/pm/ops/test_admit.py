@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent.cli import main
-from pm import generations
+from pm.env import generations
 from pm.testing.homes import tree_digest
 from pm.testing.receipts import assert_valid_receipt
 
@@ -92,16 +92,16 @@ def test_disable_always_succeeds_and_rebuilds(env):
 def test_config_changed_during_admission_is_refused(env, monkeypatch):
     home = make_home(env)
     (home / "plugins/b/plugin.yaml").write_text(json.dumps({"name": "b", "pip_dependencies": ["sharedlib<2"]}))
-    import pm.build
+    import pm.env.build
 
-    real_build = pm.build.build
+    real_build = pm.env.build.build
 
     def build_then_edit(*args, **kwargs):  # another writer edits config.yaml mid-transaction
         generation = real_build(*args, **kwargs)
         (home / "config.yaml").write_text((home / "config.yaml").read_text() + "# edited elsewhere\n")
         return generation
 
-    monkeypatch.setattr(pm.build, "build", build_then_edit)
+    monkeypatch.setattr(pm.env.build, "build", build_then_edit)
     before_state = generations.read_state(home)
     assert main(["plugins", "enable", "b", "--home", str(home)]) == 1
     assert (home / "config.yaml").read_text().endswith("# edited elsewhere\n")

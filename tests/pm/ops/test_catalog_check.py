@@ -117,7 +117,7 @@ def _directory(tmp_path: Path, entries: dict[str, dict], removed: list | None = 
 
 
 def test_the_directory_form_one_file_per_entry_and_a_kill_list(catalog, index, tmp_path, capsys) -> None:
-    from pm.catalog import load_catalog
+    from pm.inputs.catalog import load_catalog
 
     repo, commit = _repo(tmp_path / "more", "webby", ["tinyhttp"])
     folder = _directory(tmp_path, {"webby": {
@@ -135,8 +135,8 @@ def test_the_directory_form_one_file_per_entry_and_a_kill_list(catalog, index, t
 
 
 def test_a_directory_entry_is_checked_key_by_key(tmp_path) -> None:
-    from pm.catalog import load_catalog
-    from pm.errors import InputError
+    from pm.base.errors import InputError
+    from pm.inputs.catalog import load_catalog
 
     folder = _directory(tmp_path, {"bad": {"name": "bad", "repo": "http://example.org/x.git", "sha": "abc",
                                            "platforms": ["beos"], "colour": "red"}})
@@ -149,8 +149,8 @@ def test_a_directory_entry_is_checked_key_by_key(tmp_path) -> None:
 
 
 def test_install_honours_the_entrys_platforms_and_requires_hermes(tmp_path, monkeypatch) -> None:
-    from pm.catalog import CatalogRefusal, load_catalog
-    from pm.install import install, this_system
+    from pm.env.plugin_install import install, this_system
+    from pm.inputs.catalog import CatalogRefusal, load_catalog
 
     repo, commit = _repo(tmp_path / "repos", "elsewhere", ["tinyhttp"])
     other = "windows" if this_system() != "windows" else "linux"
@@ -166,8 +166,8 @@ def test_install_honours_the_entrys_platforms_and_requires_hermes(tmp_path, monk
 
 
 def test_check_reports_an_installed_plugin_the_catalog_has_since_removed(tmp_path, monkeypatch, capsys) -> None:
-    from pm.catalog import load_catalog
-    from pm.install import install
+    from pm.env.plugin_install import install
+    from pm.inputs.catalog import load_catalog
 
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
@@ -192,8 +192,8 @@ def test_check_reports_an_installed_plugin_the_catalog_has_since_removed(tmp_pat
 
 
 def test_update_reports_it_too(tmp_path, monkeypatch, capsys) -> None:
-    from pm.catalog import load_catalog
-    from pm.install import install
+    from pm.env.plugin_install import install
+    from pm.inputs.catalog import load_catalog
     from pm.ops.update import update
 
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
@@ -219,8 +219,8 @@ def test_the_shipped_schemas_accept_what_pm_accepts_and_refuse_what_it_refuses(t
     import jsonschema  # type: ignore[import-untyped]
 
     import pm
-    from pm import _yaml
-    from pm._files import read_text
+    from pm.base import yamlfile as _yaml
+    from pm.base.files import read_text
 
     schemas = Path(pm.__file__).parent / "schemas"
     entry = json.loads((schemas / "catalog-entry.schema.json").read_text())

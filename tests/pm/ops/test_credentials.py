@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from pm import generations
-from pm.build import uv_credentials
-from pm.errors import PmError
+from pm.base.errors import PmError
+from pm.env import generations
+from pm.env.build import uv_credentials
 from pm.testing import index_from_spec
 
 from .conftest import plugin

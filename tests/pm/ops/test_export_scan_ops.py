@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pm.errors import ConfigError
+from pm.base.errors import ConfigError
 from pm.ops.config_file import ConfigChanged, config_bytes, edit_config, write_config
 from pm.ops.export import export, write_output
 from pm.ops.scan import report, scan

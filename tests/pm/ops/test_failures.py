@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from pm import generations
-from pm.build import HashMismatch
-from pm.catalog import CatalogRefusal
-from pm.errors import ConfigError, PmError, UsageError
-from pm.frozen import FileMismatch
+from pm.base.errors import ConfigError, PmError, UsageError
+from pm.base.lock import LockTimeout
+from pm.env import generations
+from pm.env.build import HashMismatch
+from pm.env.managed import Managed, Manager
+from pm.env.plugin_install import InstallError
 from pm.index.base import FileLink, IndexFailure, MetadataUnavailable
 from pm.index.builds import BuildFailure
-from pm.install import InstallError
-from pm.lock import LockTimeout
-from pm.managed import Managed, Manager
+from pm.inputs.catalog import CatalogRefusal
 from pm.ops.failures import InputsChanged, NotAdmissible, StillEnabled, failure_of
-from pm.recheck import MetadataMismatch
+from pm.records.frozen import FileMismatch
+from pm.records.recheck import MetadataMismatch
 from pm.resolver import TooComplex
 from pm.testing import LocalIndex, build_packages
 from pm.testing.receipts import assert_valid_receipt

@@ -99,9 +99,9 @@ def test_the_round_limit_names_where_the_rounds_went_and_how_to_raise_it(home, c
 def test_a_relaxed_pin_keeps_its_extras_and_marker_and_touches_only_that_plugin() -> None:
     from packaging.requirements import Requirement
 
-    from pm.core import Core
+    from pm.inputs.core import Core
+    from pm.inputs.union import Origin, Tagged, Union
     from pm.ops.fixes import _relaxed, _without
-    from pm.union import Origin, Tagged, Union
 
     p, q = Origin("p", "/p/plugin.yaml"), Origin("q", "/q/plugin.yaml")
     text = "agentkit[fast]==0.1; python_version >= '3.8'"

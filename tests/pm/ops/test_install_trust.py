@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from pm import install as install_module
+from pm.env import plugin_install as install_module
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import git, plugin
@@ -202,7 +202,7 @@ def test_an_interrupted_remove_is_finished_by_running_it_again(env: Path, tmp_pa
 KILL_DURING_CHECKOUT = r'''
 import sys
 from pathlib import Path
-from pm import install
+from pm.env import plugin_install as install
 install.GIT_DEADLINE = 120
 install._run_git(["-c", "core.fsmonitor=" + sys.argv[2], "status"], {"PATH": "/usr/bin:/bin"}, "repo",
                  cwd=Path(sys.argv[1]))

@@ -14,7 +14,7 @@ import pytest
 from agent.cli import main
 from agent.discovery import find_memory_provider
 from agent.gate import judge
-from pm import generations
+from pm.env import generations
 
 from .conftest import plugin
 

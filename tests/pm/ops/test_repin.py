@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from pm.catalog import load_catalog
-from pm.install import install, installed_records
+from pm.env.plugin_install import install, installed_records
+from pm.inputs.catalog import load_catalog
 from pm.ops.repin import widened
 from pm.ops.update import update
 from pm.testing import index_from_spec, make_home

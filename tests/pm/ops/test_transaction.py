@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pm import generations
-from pm.errors import EXIT_OK
+from pm.base.errors import EXIT_OK
+from pm.base.store import Store
+from pm.env import generations
+from pm.inputs.settings import Flags
 from pm.ops import SILENT, Notices, Options
 from pm.ops.admit import disable, enable
 from pm.ops.check import check
@@ -19,9 +21,7 @@ from pm.ops.receipts import KEEP, write
 from pm.ops.resolve import UnknownPlugin, resolve
 from pm.ops.sync import sync
 from pm.ops.transaction import Transaction, transaction
-from pm.receipt import Draft
-from pm.settings import Flags
-from pm.store import Store
+from pm.records.receipt import Draft
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import plugin

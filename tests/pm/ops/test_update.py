@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 
 from agent.cli import main
-from pm import generations
+from pm.env import generations
 from pm.ops import Notices
 from pm.ops.update import lazy_install
 from pm.testing.receipts import assert_valid_receipt

@@ -147,11 +147,11 @@ def test_many_branches_are_told_three_at_a_time_and_the_rest_counted(tmp_path, m
 def test_the_proof_takes_a_handful_of_rounds_not_the_round_limit(tmp_path, index):
     from packaging.requirements import Requirement
 
-    from pm.core import Core
     from pm.index import open_sources
+    from pm.inputs.core import Core
+    from pm.inputs.target import current_target
+    from pm.inputs.union import Origin, Tagged, Union
     from pm.resolver import MissingProjects, Policy, resolve_union
-    from pm.target import current_target
-    from pm.union import Origin, Tagged, Union
 
     core = Core((), (), "test", None)
     union = Union(core, (), (Tagged(Requirement("miss-a"), Origin("p", "plugin.yaml")),))

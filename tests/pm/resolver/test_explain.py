@@ -15,14 +15,14 @@ import pytest
 from packaging.requirements import Requirement
 
 import pm
-from pm.core import Core
 from pm.index import SimpleIndexSource
+from pm.inputs.core import Core
+from pm.inputs.target import current_target
+from pm.inputs.union import Origin, Tagged, Union
 from pm.resolver import Conflict, Policy, Resolution, resolve_union
 from pm.resolver.explain import Cause, Finding, Unusable
 from pm.resolver.wording import KINDS, format_conflict
-from pm.target import current_target
 from pm.testing import LocalIndex, index_from_spec
-from pm.union import Origin, Tagged, Union
 
 P = Origin("p", "plugins/p/plugin.yaml")
 Q = Origin("q", "plugins/q/pyproject.toml")

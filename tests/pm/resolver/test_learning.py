@@ -14,11 +14,11 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
-from pm.core import Core
 from pm.index.base import FileLink, Metadata
+from pm.inputs.core import Core
+from pm.inputs.target import current_target
+from pm.inputs.union import Origin, Tagged, Union
 from pm.resolver import Conflict, MissingProjects, Policy, resolve_union
-from pm.target import current_target
-from pm.union import Origin, Tagged, Union
 
 Graph = dict[str, dict[str, list[str]]]  # project -> version -> requirements
 OTHER_PLATFORM = "cp311-cp311-win_amd64"

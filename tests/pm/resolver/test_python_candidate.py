@@ -13,12 +13,12 @@ from collections.abc import Iterator, Mapping
 import pytest
 from packaging.requirements import Requirement
 
-from pm.core import Core
 from pm.index import SimpleIndexSource
+from pm.inputs.core import Core
+from pm.inputs.target import current_target
+from pm.inputs.union import Origin, Tagged, Union
 from pm.resolver import Conflict, Policy, resolve_union
-from pm.target import current_target
 from pm.testing import LocalIndex, index_from_spec
-from pm.union import Origin, Tagged, Union
 
 SPEC: Mapping[str, Mapping[str, object]] = {
     "anyio": {"4.7.0": {"requires": ["idna>=2.8", "sniffio>=1.1"], "requires_python": ">=3.9"}},

@@ -1,0 +1,258 @@
+"""The catalog: reviewed, pinned plugins that ``hermes plugins install NAME`` and ``hermes update``
+may install. Two forms:
+
+- one file: ``entries`` (``{name, kind, source: {git, commit} | {archive, sha256}, subdir,
+  description, requires_hermes}``) and ``removed`` (names that are blocked);
+- a directory, as the real Hermes keeps it: one YAML file per entry (``name``, ``repo`` — https,
+  or file:// for a local mirror —, ``sha`` — the 40-hex commit, mandatory —, ``subdir``,
+  ``description``, ``maintainer``, ``tier``, ``requires_hermes``, ``platforms``, ``capabilities``,
+  ``kind``) and ``removed.yaml`` (a list of names, or of ``{name, reason}``).
+
+Every problem is reported at once, each naming its file and key. ``requires_hermes`` and
+``platforms`` are honoured at install (:func:`refusal_here`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pm.base import yamlfile as _yaml
+from pm.base.errors import InputError, PmError, Problem
+from pm.base.files import read_text
+
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "catalog.yaml"
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_ENTRY_KEYS = {"name", "kind", "source", "subdir", "description", "requires_hermes"}
+
+
+class CatalogRefusal(PmError):
+    """A catalog install that is not allowed (removed, unknown, pin mismatch)."""
+
+    kind = "install"
+    outcome = "refused"
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    kind: str
+    git: str | None
+    commit: str | None
+    archive: str | None
+    sha256: str | None
+    subdir: str
+    description: str
+    requires_hermes: str | None
+    maintainer: str = ""
+    tier: str = ""
+    platforms: tuple[str, ...] = ()  # empty: every platform
+    capabilities: tuple[str, ...] = ()
+    file: str = ""  # the entry's own file, in the directory form
+
+    @property
+    def pin(self) -> str:
+        return f"commit {self.commit}" if self.git else f"sha256 {self.sha256}"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    file: Path
+    entries: tuple[Entry, ...]
+    removed: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
+    reasons: tuple[tuple[str, str], ...] = ()  # (name, why it was removed), when removed.yaml says
+
+    def why_removed(self, name: str) -> str:
+        """`` (reason: …)`` when the kill list gives one for ``name``, else empty."""
+        reason = dict(self.reasons).get(name)
+        return f" (reason: {reason})" if reason else ""
+
+    def find(self, name: str) -> Entry | None:
+        if name in self.removed:
+            raise CatalogRefusal(f"{self.file}: plugin {name!r} was removed from the catalog{self.why_removed(name)} "
+                                 "and cannot be installed")
+        return next((e for e in self.entries if e.name == name), None)
+
+
+def load_catalog(path: Path | None = None) -> Catalog:
+    """Read and validate a catalog (every problem reported at once, each naming its key)."""
+    path = path or SHIPPED
+    if path.is_dir():
+        return _load_directory(path)
+    return catalog_from_text(path, read_text(path).text)
+
+
+def catalog_from_text(path: Path, text: str) -> Catalog:
+    """The one-file catalog in ``text`` (YAML or JSON), validated; ``path`` names it in errors."""
+    try:
+        data = _yaml.load(text) or {}
+    except _yaml.Error as exc:
+        raise InputError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
+    if not isinstance(data, dict):
+        raise InputError.one(path, None, "must be a mapping with 'entries' and 'removed'")
+    problems: list[Problem] = []
+    entries = [_entry(path, i, raw, problems) for i, raw in enumerate(data.get("entries") or [])]
+    removed = data.get("removed") or []
+    if not isinstance(removed, list) or not all(isinstance(r, str) for r in removed):
+        problems.append(Problem(path, "removed", f"must be a list of names, got {removed!r}"))
+        removed = []
+    if problems:
+        raise InputError(problems)
+    return Catalog(path, tuple(e for e in entries if e is not None), tuple(removed))
+
+
+def _entry(path: Path, i: int, raw: Any, problems: list[Problem]) -> Entry | None:
+    key = f"entries[{i}]"
+    if not isinstance(raw, dict):
+        problems.append(Problem(path, key, f"must be a mapping, got {raw!r}"))
+        return None
+    unknown = sorted(set(raw) - _ENTRY_KEYS)
+    if unknown:
+        problems.append(Problem(path, key, f"unknown key(s) {', '.join(map(repr, unknown))}"))
+    name, source = raw.get("name"), raw.get("source")
+    if not isinstance(name, str) or not name or "/" in name or name.startswith((".", "_")):
+        problems.append(Problem(path, f"{key}.name", f"must be a plugin name, got {name!r}"))
+        return None
+    if not isinstance(source, dict):
+        problems.append(Problem(path, f"{key}.source", "must be {git, commit} or {archive, sha256}"))
+        return None
+    git, commit = source.get("git"), source.get("commit")
+    archive, sha256 = source.get("archive"), source.get("sha256")
+    if git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
+        problems.append(Problem(path, f"{key}.source.commit", f"must be a 40-hex commit, got {commit!r}"))
+    elif git is None and not (isinstance(archive, str) and isinstance(sha256, str) and _HEX64.match(sha256)):
+        problems.append(Problem(path, f"{key}.source", "must be {git, commit} or {archive, sha256 (64 hex)}"))
+    subdir = raw.get("subdir") or ""
+    if not isinstance(subdir, str) or ".." in Path(subdir).parts or subdir.startswith("/"):
+        problems.append(Problem(path, f"{key}.subdir", f"must be a relative folder inside the source, got {subdir!r}"))
+        subdir = ""
+    return Entry(name, str(raw.get("kind") or "plugin"), git, commit, archive, sha256, subdir,
+                 str(raw.get("description") or ""), raw.get("requires_hermes"))
+
+
+_DIR_KEYS = {"name", "repo", "sha", "subdir", "description", "maintainer", "tier", "requires_hermes", "platforms",
+             "capabilities", "kind"}
+_SYSTEMS = {"linux", "macos", "windows"}
+
+
+def _load_directory(folder: Path) -> Catalog:
+    """The directory form: one YAML file per entry, ``removed.yaml`` the kill list."""
+    problems: list[Problem] = []
+    entries = []
+    for path in sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.stem != "removed"):
+        data = _mapping(path, problems)
+        if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
+            entries.append(entry)
+    removed, reasons = _removed(folder / "removed.yaml", problems)
+    names = [e.name for e in entries]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(Problem(folder, name, "more than one entry file has this name"))
+    if problems:
+        raise InputError(problems)
+    return Catalog(folder, tuple(entries), removed, reasons=reasons)
+
+
+def _mapping(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+    try:
+        data = _yaml.load(read_text(path).text)
+    except _yaml.Error as exc:
+        problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
+        return None
+    if not isinstance(data, dict):
+        problems.append(Problem(path, None, "must be a mapping (one catalog entry)"))
+        return None
+    return data
+
+
+def _text(path: Path, data: dict[str, Any], key: str, problems: list[Problem], *, required: bool = False) -> str:
+    value = data.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value):
+        problems.append(Problem(path, key, f"must be a {'non-empty ' if required else ''}string, got {value!r}"))
+        return ""
+    return value
+
+
+def _names(path: Path, data: dict[str, Any], key: str, problems: list[Problem]) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        problems.append(Problem(path, key, f"must be a list of names, got {value!r}"))
+        return ()
+    return tuple(value)
+
+
+def _dir_entry(path: Path, data: dict[str, Any], problems: list[Problem]) -> Entry | None:
+    before = len(problems)
+    for key in sorted(set(data) - _DIR_KEYS):
+        problems.append(Problem(path, key, f"unknown key (known: {', '.join(sorted(_DIR_KEYS))})"))
+    name = _text(path, data, "name", problems, required=True)
+    if name and ("/" in name or name.startswith((".", "_"))):
+        problems.append(Problem(path, "name", f"must be a plugin name, got {name!r}"))
+    repo = _text(path, data, "repo", problems, required=True)
+    if repo and not repo.startswith(("https://", "file://")):
+        problems.append(Problem(path, "repo", f"must be an https:// URL (file:// for a local mirror), got {repo!r}"))
+    sha = _text(path, data, "sha", problems, required=True)
+    if sha and not _HEX40.match(sha):
+        problems.append(Problem(path, "sha", f"must be a 40-hex commit, got {sha!r}"))
+    subdir = _text(path, data, "subdir", problems)
+    if ".." in Path(subdir).parts or subdir.startswith("/"):
+        problems.append(Problem(path, "subdir", f"must be a relative folder inside the repository, got {subdir!r}"))
+    platforms = _names(path, data, "platforms", problems)
+    for unknown in sorted(set(platforms) - _SYSTEMS):
+        problems.append(Problem(path, "platforms", f"{unknown!r} is not one of {', '.join(sorted(_SYSTEMS))}"))
+    requires_hermes = _text(path, data, "requires_hermes", problems) or None
+    if requires_hermes is not None:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        try:
+            SpecifierSet(requires_hermes)
+        except InvalidSpecifier:
+            problems.append(Problem(path, "requires_hermes", f"{requires_hermes!r} is not a version specifier"))
+    fields = (_text(path, data, "description", problems), _text(path, data, "maintainer", problems),
+              _text(path, data, "tier", problems), _names(path, data, "capabilities", problems),
+              _text(path, data, "kind", problems) or "plugin")
+    if len(problems) > before:
+        return None
+    description, maintainer, tier, capabilities, kind = fields
+    return Entry(name, kind, repo, sha, None, None, subdir, description, requires_hermes, maintainer, tier,
+                 platforms, capabilities, str(path))
+
+
+def _removed(path: Path, problems: list[Problem]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The kill list's names, and the reasons it gives."""
+    if not path.exists():
+        return (), ()
+    try:
+        data = _yaml.load(read_text(path).text) or []
+    except _yaml.Error as exc:
+        problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
+        return (), ()
+    names, reasons = [], []
+    for i, item in enumerate(data if isinstance(data, list) else [data]):
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str) or not name:
+            problems.append(Problem(path, f"[{i}]", f"must be a name or {{name, reason}}, got {item!r}"))
+            continue
+        names.append(name)
+        if isinstance(item, dict) and isinstance(item.get("reason"), str) and item["reason"]:
+            reasons.append((name, item["reason"]))
+    return tuple(names), tuple(reasons)
+
+
+def refusal_here(entry: Entry, host_version: str, system: str) -> str | None:
+    """Why ``entry`` cannot be installed on this host (``requires_hermes``) and system
+    (``platforms``: linux, macos, windows), or None."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    if entry.requires_hermes and not SpecifierSet(entry.requires_hermes).contains(Version(host_version),
+                                                                                  prereleases=True):
+        return f"it requires hermes {entry.requires_hermes}, and this host is {host_version}"
+    if entry.platforms and system not in entry.platforms:
+        return f"it supports {', '.join(entry.platforms)}, not {system}"
+    return None

@@ -1,0 +1,200 @@
+"""A resolution as a PEP 751 ``pylock.toml`` (origins and inputs under ``[tool.hermes-pm]``), as
+hashed pins, or as pure-data Nix that ``pm/data/nix/wheels.nix`` turns into fetched wheels. Pure."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag, urlsplit
+
+from pm import __version__
+from pm.base import tomlwriter as _toml
+from pm.base.urls import redact_url
+from pm.inputs.union import Origin
+from pm.records.frozen import TARGET_KEYS, Basis
+from pm.resolver import Pin, Resolution
+
+#: The Nix function shipped with pm: ``import …/wheels.nix { source = <receipt or export>; }``.
+NIX_FUNCTION = Path(__file__).resolve().parents[1] / "data" / "nix" / "wheels.nix"
+NIX_FORMAT = "hermes-pm/wheels-1"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NIX_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_'-]*")
+_NIX_KEYWORDS = frozenset({"assert", "else", "if", "in", "inherit", "let", "or", "rec", "then", "with"})
+
+
+#: The names PEP 751 gives a lock file; uv and pip refuse ``-r`` of any other.
+PYLOCK_NAME = re.compile(r"pylock\.toml|pylock\.[^.]+\.toml")
+
+
+def pylock_name_warning(path: Path) -> str | None:
+    """Why uv and pip will not install the lock written to ``path`` (None when its name is one
+    PEP 751 gives). Such a file still serves ``sync --from`` and ``wheels.nix``."""
+    if PYLOCK_NAME.fullmatch(path.name):
+        return None
+    return (f"{path.name} is not a PEP 751 lock name, so `uv pip install -r` and `pip install -r` refuse it; "
+            f"name it pylock.toml or pylock.<name>.toml (e.g. pylock.hermes.toml)")
+
+
+def to_pylock(resolution: Resolution, basis: Basis) -> str:
+    """A valid PEP 751 lock for one target: every file with its URL, size and sha256; the inputs
+    it was decided for (fingerprint, per-plugin declaration digests) under ``[tool.hermes-pm]``."""
+    markers = basis.target["markers"]
+    environment = (f"implementation_name == '{markers['implementation_name']}' and "
+                   f"python_version == '{markers['python_version']}' and "
+                   f"sys_platform == '{markers['sys_platform']}' and "
+                   f"platform_machine == '{markers['platform_machine']}'")
+    document: dict[str, Any] = {
+        "lock-version": "1.0",
+        "environments": [environment],
+        "requires-python": f"=={markers['python_version']}.*",
+        "created-by": "hermes-pm",
+        "packages": [_package(pin) for pin in resolution.pins],
+        "tool": {"hermes-pm": {"version": __version__, **_inputs(basis)}},
+    }
+    return _toml.dumps(document)
+
+
+def _inputs(basis: Basis) -> dict[str, Any]:
+    """What a frozen sync checks before building from the lock (:meth:`pm.records.frozen.Basis.from_tool`)."""
+    markers = basis.target["markers"]
+    return {
+        "fingerprint": basis.fingerprint,
+        "target": basis.target["platform"],
+        "markers": {k: markers[k] for k in ("python_full_version", *TARGET_KEYS)},
+        "core": list(basis.core),
+        "core-lock": list(basis.core_lock),
+        "members": [{"name": m.name, "file": _shown_file(m.file), "sha256": m.sha256} for m in basis.members],
+    }
+
+
+def _shown_file(file: str) -> str:
+    """A declaration file without the machine's path: ``<plugin folder>/<file name>``."""
+    path = Path(file)
+    return f"{path.parent.name}/{path.name}" if path.is_absolute() else file
+
+
+def _package(pin: Pin) -> dict[str, Any]:
+    link = pin.link
+    # No upload-time: a TOML datetime that Nix before 2.9 cannot read (fromTOML), and that a lock
+    # exported from the selected generation's record does not have; one resolution, one lock.
+    entry = {"name": link.filename, "url": link.url, "size": link.size, "hashes": {"sha256": link.sha256}}
+    package: dict[str, Any] = {"name": pin.name, "version": str(pin.version)}
+    if link.requires_python:
+        package["requires-python"] = link.requires_python
+    if pin.dependencies:
+        package["dependencies"] = [{"name": d} for d in pin.dependencies]
+    package["wheels" if link.is_wheel else "sdist"] = [entry] if link.is_wheel else entry
+    # Origins by name: declaration paths are the machine's own (members carry their digests).
+    package["tool"] = {"hermes-pm": {"required-by": [str(Origin(o.plugin, None)) for o in pin.required_by]}}
+    return package
+
+
+def to_requirements(resolution: Resolution, index_urls: Sequence[str] = (),
+                    find_links: Sequence[Path | str] = ()) -> str:
+    """``name==version --hash=sha256:…`` lines with origins as comments (pip/uv ``--require-hashes``),
+    after the index options that produced them (:func:`index_lines`).
+
+    Origins are written with control characters escaped: a plugin folder name can never start a
+    line of its own (an option such as ``--extra-index-url``)."""
+    lines = ["# generated by hermes-pm; install with: uv pip install --require-hashes -r FILE"]
+    lines += index_lines(resolution, index_urls, find_links)
+    for pin in resolution.pins:
+        origins = ", ".join(str(o) for o in pin.required_by)
+        lines.append(f"{pin.name}=={pin.version} --hash=sha256:{pin.link.sha256}")
+        lines.append(f"    # via {_CONTROL.sub(lambda m: repr(m.group())[1:-1], origins)}")
+    return "\n".join(lines) + "\n"
+
+
+def index_lines(resolution: Resolution, index_urls: Sequence[str], find_links: Sequence[Path | str]) -> list[str]:
+    """The options pip and uv read in a requirements file, so both install from where pm resolved
+    and never ask an index pm did not: ``index_urls`` in pm's search order (extra indexes first,
+    the index URL last, as uv orders them) as ``--extra-index-url`` lines then ``--index-url``, or
+    ``--no-index`` when there is none; each find-links folder (a ``file://`` URL) and page as
+    ``--find-links``. A source a pin came from that these settings do not name (a generation
+    resolved under other settings, ``export --selected``) is added: a folder as ``--find-links``,
+    a URL as an extra index. Credentials are dropped (:func:`~pm.base.urls.redact_url` for tools)."""
+    named = {_key(str(entry)) for entry in (*index_urls, *find_links)}
+    unnamed = [s for s in dict.fromkeys(pin.link.source for pin in resolution.pins) if s and _key(s) not in named]
+    indexes = [*(s for s in unnamed if "://" in s), *index_urls]
+    folders = [*find_links, *(Path(s) for s in unnamed if "://" not in s)]
+    lines = [f"--extra-index-url {redact_url(url, for_tools=True)}" for url in indexes[:-1]]
+    lines.append(f"--index-url {redact_url(indexes[-1], for_tools=True)}" if indexes else "--no-index")
+    return lines + [f"--find-links {_link(entry)}" for entry in folders]
+
+
+def _key(place: str) -> str:
+    """A source as :mod:`pm.index` labels it (no credentials, no fragment, no trailing slash)."""
+    parts = urlsplit(urldefrag(place)[0])
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl().rstrip("/")
+
+
+def _link(entry: Path | str) -> str:
+    """A find-links entry as a URL: a folder as ``file://``, a page without its credentials."""
+    return entry.absolute().as_uri() if isinstance(entry, Path) else redact_url(entry, for_tools=True)
+
+
+def sri(sha256_hex: str) -> str:
+    """A hex sha256 in Subresource Integrity form (``sha256-<base64>``), as Nix writes hashes."""
+    return "sha256-" + base64.b64encode(bytes.fromhex(sha256_hex)).decode()
+
+
+def to_nix(resolution: Resolution, basis: Basis) -> str:
+    """Pure data for Nix: one attribute set per file (name, version, filename, url, hash in SRI
+    form, origins) plus the inputs it was decided for. No function, no ``import``: evaluating it
+    does nothing; ``pm/data/nix/wheels.nix`` fetches what it lists."""
+    markers = basis.target["markers"]
+    data = {
+        "format": NIX_FORMAT,
+        "generator": f"hermes-pm {__version__}",
+        "fingerprint": basis.fingerprint,
+        "target": {"platform": basis.target["platform"], "python": markers["python_full_version"],
+                   "implementation": markers["implementation_name"]},
+        "members": [{"name": m.name, "file": _shown_file(m.file), "sha256": m.sha256} for m in basis.members],
+        "packages": [
+            {"name": pin.name, "version": str(pin.version), "filename": pin.link.filename, "url": pin.link.url,
+             "hash": sri(pin.link.sha256 or ""), "origins": [o.to_json() for o in pin.required_by]}
+            for pin in resolution.pins
+        ],
+    }
+    head = ("# The wheels of one hermes-pm resolution, as data (generated; nothing resolves in Nix).\n"
+            "# Fetch them with the function shipped in the package:\n"
+            "#   import <hermes-pm>/pm/data/nix/wheels.nix { source = ./this-file.nix; }\n")
+    return head + nix_value(data) + "\n"
+
+
+def nix_value(value: Any, indent: str = "") -> str:
+    """A JSON-like value as a Nix expression (attribute sets keep the insertion order of ``value``)."""
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{ }"
+        flat = " ".join(f"{_nix_key(k)} = {nix_value(v)};" for k, v in value.items())
+        if not any(isinstance(v, dict | list | tuple) for v in value.values()) and len(flat) + len(inner) < 96:
+            return "{ " + flat + " }"
+        lines = [f"{inner}{_nix_key(k)} = {nix_value(v, inner)};" for k, v in value.items()]
+        return "{\n" + "\n".join(lines) + f"\n{indent}}}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[ ]"
+        return "[\n" + "\n".join(f"{inner}{nix_value(v, inner)}" for v in value) + f"\n{indent}]"
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    return _nix_string(str(value))
+
+
+def _nix_key(key: str) -> str:
+    return key if _NIX_IDENTIFIER.fullmatch(key) and key not in _NIX_KEYWORDS else _nix_string(key)
+
+
+def _nix_string(text: str) -> str:
+    """A Nix double-quoted string: backslash, quote and ``$`` escaped (no interpolation), and the
+    control characters Nix has escapes for; other control characters as the U+FFFD replacement."""
+    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+               .replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"))
+    return '"' + _CONTROL.sub("\ufffd", escaped) + '"'
