@@ -102,11 +102,11 @@ def _disable(txn: Transaction, name: str) -> None:
     memory_homes = [h.home for h in inputs.selection.homes if h.config.memory_provider in names]
     edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
     txn.gather()
-    receipt = txn.draft
-    receipt.record(disabled=found.plugin.key)
-    receipt.record(configs_changed=edited)
+    draft = txn.draft
+    draft.record(disabled=found.plugin.key)
+    draft.record(configs_changed=edited)
     for where in memory_homes:
-        receipt.warnings.append(
+        draft.warnings.append(
             f"MEMORY PROVIDER {found.plugin.key!r} is memory.provider in {where / CONFIG_NAME}: the agent there "
             f"now runs WITHOUT its memory; set another memory.provider, or run `hermes plugins enable "
             f"{found.plugin.key}` to bring it back")

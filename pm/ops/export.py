@@ -66,12 +66,12 @@ def _selected(txn: Transaction) -> tuple[Resolution, Basis]:
     """The selected generation's resolution and basis; finishes the receipt (ok)."""
     from pm.records.sections import resolution_from_json
 
-    receipt = txn.draft
+    draft = txn.draft
     current = generations.selected(txn.home)
     if current is None:
         raise PmError(f"no generation is selected in {txn.home}; build one with `hermes pm sync`")
-    receipt.resolution = current.record["resolution"]
-    receipt.generation = current.to_receipt(selected=True, restart_required=False)
+    draft.resolution = current.record["resolution"]
+    draft.generation = current.to_receipt(selected=True, restart_required=False)
     txn.finish("ok", EXIT_OK, f"exported generation {current.id}")
     return resolution_from_json(current.record["resolution"]), Basis.from_generation(current.record)
 

@@ -63,7 +63,7 @@ def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[i
 def _rollback(txn: Transaction) -> int:
     """Select the previous generation if it is intact; otherwise refuse and change nothing.
     The transaction holds the home lock; finishes the receipt."""
-    home, store, receipt = txn.home, txn.store, txn.draft
+    home, store, draft = txn.home, txn.store, txn.draft
     state = generations.read_state(home)
     target = generations.previous(home)
     if target is None:
@@ -73,15 +73,15 @@ def _rollback(txn: Transaction) -> int:
         damage = target.problems()
         why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
     if target is None or why:
-        receipt.failure = {"kind": "rollback", "message": why, "url": None}
-        receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
+        draft.failure = {"kind": "rollback", "message": why, "url": None}
+        draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                      "build a fresh generation for the current inputs instead")
         txn.finish("refused", EXIT_FAILURE)
         return EXIT_FAILURE
     generations.select(home, store, target)
-    receipt.generation = target.to_receipt(selected=True, restart_required=True)
-    receipt.record(message=f"generation {target.id} is selected again (was {state.get('selected')})")
-    receipt.warnings += _unmet_after_rollback(home, target)
+    draft.generation = target.to_receipt(selected=True, restart_required=True)
+    draft.record(message=f"generation {target.id} is selected again (was {state.get('selected')})")
+    draft.warnings += _unmet_after_rollback(home, target)
     txn.finish("ok", EXIT_OK)
     return EXIT_OK
 

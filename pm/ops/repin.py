@@ -159,21 +159,21 @@ def _admission(txn: Transaction, name: str, requirements: tuple[Requirement, ...
     return ""
 
 
-def tell(receipt: Draft, repins: list[Repin], home_shown: Path | None) -> None:
+def tell(draft: Draft, repins: list[Repin], home_shown: Path | None) -> None:
     """Warnings and next steps for what happened to each re-pin (``repinned``: those that moved)."""
     moved = [{"name": r.name, "from": r.old, "to": r.new, "widened": list(r.widened)}
              for r in repins if r.outcome == "moved"]
     if moved:
-        receipt.record(repinned=moved)
+        draft.record(repinned=moved)
     for repin in repins:
         if repin.outcome == "moved":
             continue
         if repin.outcome == "needs-consent":
-            receipt.warnings.append(
+            draft.warnings.append(
                 f"plugin {repin.name!r} stays at {repin.old}: its catalog entry moved to {repin.new}, which brings "
                 + "; ".join(repin.widened))
-            receipt.step(hermes("update", "--accept-repin", repin.name, home=home_shown),
+            draft.step(hermes("update", "--accept-repin", repin.name, home=home_shown),
                          f"consent to what the new pin of {repin.name!r} brings, and move it")
         else:
-            receipt.warnings.append(
+            draft.warnings.append(
                 f"plugin {repin.name!r} stays at {repin.old}: the catalog's new pin {repin.new} was refused: {repin.why}")

@@ -54,21 +54,21 @@ def resolve(home: Path, options: Options | None = None, reporter: Reporter = SIL
 
 
 def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | None:
-    """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
+    """Resolve ``txn``'s inputs into its draft. A conflict finishes the receipt (exit 3, next
     steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
-    records it); a resolution is returned with the receipt still open."""
+    records it); a resolution is returned with the draft still open."""
     from pm import resolver  # its names load on first use: a reused resolution needs none of them
     from pm.index.cache import Cache  # the index client loads only when a page must be asked for
     from pm.records.reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
     from pm.records.sections import resolution_to_json
 
-    inputs, receipt = txn.gathered, txn.draft
+    inputs, draft = txn.gathered, txn.draft
     started = time.perf_counter()
     proposed = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
-    refused_under = refusal_key(stored, receipt.kind, txn.options.shown_home)
+    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home)
     try:
         resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
         reused = True
@@ -96,12 +96,12 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     except resolver.TooComplex as limit:
         _too_complex(txn, limit)
         return None
-    receipt.resolution = resolution_to_json(resolution)
-    receipt.warnings += list(resolution.warnings)
+    draft.resolution = resolution_to_json(resolution)
+    draft.warnings += list(resolution.warnings)
     _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
               "a stored resolution reused" if reused else "resolved now")
-    receipt.record(seconds=round(time.perf_counter() - started, 3))
-    receipt.record(reused_resolution=reused)
+    draft.record(seconds=round(time.perf_counter() - started, 3))
+    draft.record(reused_resolution=reused)
     return resolution
 
 
@@ -109,14 +109,14 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
     from pm.ops.fixes import Tried, checked_fixes, hard_behind_policy
     from pm.records.sections import conflict_steps, conflict_to_json
 
-    receipt = txn.draft
+    draft = txn.draft
     tried: Tried = {}  # the resolves with builds allowed, shared by the two checks below
     hard = hard_behind_policy(txn.gathered, conflict, policy, source, tried)
     if hard is not None:  # hard before policy: building would not help, so the collision is told
-        receipt.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
+        draft.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
         conflict = hard
-    receipt.conflict = conflict_to_json(conflict)
-    admission, home = receipt.kind == "admit", txn.options.shown_home
+    draft.conflict = conflict_to_json(conflict)
+    admission, home = draft.kind == "admit", txn.options.shown_home
     fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source, tried=tried)
     aside = [f for f in fixes if " disable " in f.command]
     steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
@@ -124,9 +124,9 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
     for command, why, checked in [*((f.command, f.why, True) for f in aside), *((c, w, None) for c, w in retry),
                                   *((f.command, f.why, f.checked) for f in fixes if f not in aside),
                                   *((c, w, None) for c, w in steps[len(retry):])]:
-        if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
-            receipt.step(command, why, checked=checked)
-    receipt.warnings += memory_warnings(txn.gathered, conflict.plugins)
+        if not (draft.kind == "why" and command.startswith("hermes pm why")):  # not itself
+            draft.step(command, why, checked=checked)
+    draft.warnings += memory_warnings(txn.gathered, conflict.plugins)
     txn.finish("conflict", EXIT_CONFLICT)
 
 
@@ -147,12 +147,12 @@ def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) 
 def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
     """A stored refusal of these inputs, over unchanged pages: told as it was proved, remedies
     included (they were checked on the same pages)."""
-    receipt = txn.draft
-    receipt.conflict = refusal["conflict"]
+    draft = txn.draft
+    draft.conflict = refusal["conflict"]
     for step in refusal["next_steps"]:
-        receipt.step(step["command"], step["why"], checked=step.get("checked"))
-    receipt.record(reused_refusal=True)
-    receipt.warnings += memory_warnings(txn.gathered, receipt.conflict["plugins"])
+        draft.step(step["command"], step["why"], checked=step.get("checked"))
+    draft.record(reused_refusal=True)
+    draft.warnings += memory_warnings(txn.gathered, draft.conflict["plugins"])
     txn.finish("conflict", EXIT_CONFLICT)
 
 

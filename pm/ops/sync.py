@@ -172,7 +172,7 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     from pm.records.frozen import localize, read_frozen
     from pm.records.sections import resolution_to_json
 
-    inputs, receipt = txn.gathered, txn.draft
+    inputs, draft = txn.gathered, txn.draft
     _remove_incomplete(txn)
     with cleaning_up(txn):
         frozen = read_frozen(Path(label), inputs.target)
@@ -182,15 +182,15 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     with cleaning_up(txn):
         resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
         _check_offline(inputs, resolution, label)
-    receipt.record(frozen={"local_files": list(local)})
-    receipt.resolution = resolution_to_json(resolution)
-    receipt.warnings += list(resolution.warnings)
+    draft.record(frozen={"local_files": list(local)})
+    draft.resolution = resolution_to_json(resolution)
+    draft.warnings += list(resolution.warnings)
     frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256,
                             settings=replace(inputs.settings,  # the pins' own credentials, for uv's netrc only
                                              index_urls=(*inputs.settings.index_urls, *frozen.credentials)))
     current = generations.selected(inputs.home)
     if current is not None and current.fingerprint == frozen_inputs.fingerprint \
-            and _files_of(current.record["resolution"]) == _files_of(receipt.resolution) and current.intact():
+            and _files_of(current.record["resolution"]) == _files_of(draft.resolution) and current.intact():
         select_generation(txn, Obtained(current, "current"))
         return
     txn.reporter.progress(f"building {len(resolution.pins)} files of {label} ({len(local)} from --find-links folders)")
@@ -204,20 +204,20 @@ def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool)
     from pm.ops.failures import InputsChanged
     from pm.records.frozen import Basis, differences
 
-    inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
+    inputs, draft, home = txn.gathered, txn.draft, txn.options.shown_home
     changes = None if frozen.basis is None else (
         [] if frozen.basis.fingerprint == inputs.fingerprint
         else differences(frozen.basis, Basis.from_inputs(inputs), label))
-    receipt.record(frozen={"from": str(Path(label).absolute()), "kind": frozen.kind,
+    draft.record(frozen={"from": str(Path(label).absolute()), "kind": frozen.kind,
                            "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
                            "inputs": "unrecorded" if changes is None else "changed" if changes else "match"})
     if changes != [] and not ignore_inputs:
-        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
+        draft.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
                      f"build exactly the files of {label} anyway")
         if changes is not None:
-            receipt.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
+            draft.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
         raise InputsChanged(label, changes)
-    receipt.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
+    draft.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
     return changes
 
 
@@ -228,16 +228,16 @@ def _check_pins_meet_roots(txn: Transaction, resolution: Resolution, label: str,
     from pm.ops.failures import UnmetRequirements
     from pm.resolver.model import root_requirements, unmet_roots
 
-    inputs, receipt, home = txn.gathered, txn.draft, txn.options.shown_home
+    inputs, draft, home = txn.gathered, txn.draft, txn.options.shown_home
     unmet = unmet_roots(root_requirements(inputs.union, inputs.target), resolution.pins, label)
     if not unmet:
         return
     if not allow_unmet:
-        receipt.step(hermes("pm", "sync", home=home), "resolve this home's requirements instead")
-        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", "--allow-unmet", home=home),
+        draft.step(hermes("pm", "sync", home=home), "resolve this home's requirements instead")
+        draft.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", "--allow-unmet", home=home),
                      f"build exactly the files of {label} anyway, knowing the requirements above are broken")
         raise UnmetRequirements(label, unmet)
-    receipt.warnings += [f"built although its pins break this home's requirements (--allow-unmet): {line}"
+    draft.warnings += [f"built although its pins break this home's requirements (--allow-unmet): {line}"
                          for line in unmet]
 
 

@@ -101,18 +101,18 @@ class Result:
         return self.receipt.exit_code
 
 
-def start(receipt: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft:
-    """Fill the receipt's target, inputs and the selection's notices from ``inputs``; a configured
+def start(draft: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft:
+    """Fill the draft's target, inputs and the selection's notices from ``inputs``; a configured
     memory provider that is not installed is also a next step (``hermes update``, with
     ``shown_home``)."""
-    receipt.target = inputs.target.to_receipt()
-    receipt.inputs = inputs.to_receipt()
-    receipt.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    draft.target = inputs.target.to_receipt()
+    draft.inputs = inputs.to_receipt()
+    draft.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
     for home in inputs.selection.homes:
-        if home.missing_provider is not None and receipt.kind != "update":
-            receipt.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
+        if home.missing_provider is not None and draft.kind != "update":
+            draft.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
                                           "this installs it from the catalog (the agent runs without its memory until then)")
-    return receipt
+    return draft
 
 
 def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], options: Options | None = None,
