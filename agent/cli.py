@@ -23,6 +23,7 @@ GROUPS = {
     "logs": "show a home's errors.log or gateway.log",
     "uninstall": "remove what pm built for a home; keep config.yaml, .env, plugins/ and profiles/",
     "profile": "list or delete profiles",
+    "dashboard": "a local web app: plugins, readiness, generations, the latest refusal, provider settings",
 }
 _PLUGIN_COMMANDS: dict[str, Any] = {}
 
@@ -67,6 +68,12 @@ def build_parser(with_plugin_commands: bool = False, only: str | None = None,
     else:
         groups.add_parser("uninstall", help=GROUPS["uninstall"])
         groups.add_parser("profile", help=GROUPS["profile"])
+    if wanted("dashboard"):
+        from . import dashboard_cli
+
+        dashboard_cli.register(groups)
+    else:
+        groups.add_parser("dashboard", help=GROUPS["dashboard"])
     if with_plugin_commands:  # last, so built-in names win; only the active provider's cli.py
         from .plugin_cli import discover_plugin_cli_commands, mount_plugin_cli_commands
 
@@ -103,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args.command = "uninstall" if args.group == "uninstall" else f"profile-{args.profile_command}"
         return pm.cli.dispatch(args, run=removal_cli.run)
+    if args.group == "dashboard":
+        from . import dashboard_cli
+
+        args.command = "dashboard"
+        return pm.cli.dispatch(args, run=dashboard_cli.run)
     if args.group == "logs":
         from . import logs
 

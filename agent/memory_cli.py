@@ -182,14 +182,7 @@ def _setup(home: Path, args: argparse.Namespace) -> int:
                           "env_file": str(result.env_file), "config": str(home / "config.yaml"),
                           "memory_provider_recorded": recorded, "previous_provider": previous}, indent=2))
         return 0
-    print(f"memory provider {result.provider!r} set up")
-    if result.settings:
-        print(f"  settings saved: {', '.join(result.settings)}")
-    if result.secrets:
-        print(f"  secrets written to {result.env_file}: {', '.join(result.secrets)}")
-    if recorded:
-        was = f" (was {previous!r})" if previous else ""
-        print(f"  memory.provider: {result.provider} recorded in {home / 'config.yaml'}{was}")
+    print("\n".join(result.said(home / "config.yaml", previous)))
     return 0
 
 

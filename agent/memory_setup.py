@@ -32,7 +32,7 @@ from pm.inputs.config import read_config
 from pm.records.receipt import Receipt
 
 __all__ = ["Preparation", "SetupError", "SetupResult", "collect_values", "parse_sets",
-           "prepare_provider", "run_setup", "terminal_asker"]
+           "prepare_provider", "run_setup", "settings_schema", "terminal_asker"]
 
 Field = dict[str, Any]
 #: Asks for one field; returns the typed answer, or ``None`` to leave the field unset.
@@ -72,6 +72,20 @@ class SetupResult:
     settings: tuple[str, ...]
     secrets: tuple[str, ...]
     env_file: Path
+
+    def said(self, config: Path, previous: str | None) -> list[str]:
+        """What setup tells a person when it is done (``previous``: the provider
+        ``memory.provider`` named before, as :func:`pm.ops.admit.choose_memory_provider` returns it;
+        ``config``: the config.yaml it is recorded in)."""
+        lines = [f"memory provider {self.provider!r} set up"]
+        if self.settings:
+            lines.append(f"  settings saved: {', '.join(self.settings)}")
+        if self.secrets:
+            lines.append(f"  secrets written to {self.env_file}: {', '.join(self.secrets)}")
+        if previous != self.provider:
+            was = f" (was {previous!r})" if previous else ""
+            lines.append(f"  memory.provider: {self.provider} recorded in {config}{was}")
+        return lines
 
 
 def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = print) -> Preparation:
@@ -246,6 +260,23 @@ def _schema_of(info: ProviderInfo, provider: Any, home: Path) -> list[Field]:
             raise SetupError(str(exc)) from exc
     with use_home(home):
         return list(provider.get_config_schema())
+
+
+def settings_schema(home: Path, name: str) -> list[Field]:
+    """The fields of provider ``name``'s settings panel, as setup asks for them: its
+    ``config_schema.py`` read as data when it ships one (nothing imported), else a freshly loaded
+    provider's ``get_config_schema()`` (the loader refuses a provider that is not ready). Raises
+    :class:`SetupError` for a schema setup could not use, and the loader's errors."""
+    info = resolve_provider(home, name)
+    assert info is not None  # a name was given
+    if info.config_schema_file is not None:
+        schema = _schema_of(info, None, home)
+    else:
+        loaded = load_memory_provider(home, name=name)
+        assert loaded is not None
+        schema = _schema_of(loaded.info, loaded.provider, home)
+    _check_schema(schema, name)
+    return schema
 
 
 def run_setup(home: Path, name: str, presets: Mapping[str, str], ask: Asker | None) -> SetupResult:

@@ -22,6 +22,7 @@ from pm.env.readiness import check
 from pm.inputs.collect import gather
 from pm.ops.admit import disable, enable
 from pm.ops.install import install, remove
+from pm.ops.messages import NOTHING_CHANGED
 from pm.ops.update import update
 from pm.records.receipt import Receipt
 
@@ -111,7 +112,7 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
     else:
         tell_resolved(receipt)
     if code != EXIT_OK and receipt.kind == "admit":
-        say("config.yaml was not changed; the selected generation is unchanged")
+        say(NOTHING_CHANGED)
     elif code != EXIT_OK and receipt.extra.get("disabled"):
         say(f"{args.name!r} is disabled in config.yaml, but the rebuild did not finish; the previous generation "
             "stays selected (`hermes pm check` shows what is not ready)")

@@ -41,7 +41,7 @@ ROOT_MODULES = {"pm", "pm.__main__"}
 SUBPROCESS_EXCEPTIONS = {
     "pm.inputs.target": "asks another interpreter for its markers and tags (one probe per interpreter)",
     "pm.index.installed": "asks an interpreter for its site-packages folders (one probe)",
-    "pm.env.plugin_install": "git clone/checkout of a pinned commit for plugins install",
+    "pm.env.plugin_fetch": "git clone/checkout of a pinned commit for plugins install",
 }
 
 

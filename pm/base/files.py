@@ -9,8 +9,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from pm.base import watch as _watch
 from pm.base.errors import InputError
+from pm.base.watch import UNWATCHED, Watch
 
 #: Larger declaration or config files are refused unread: no plugin needs a megabyte of YAML.
 MAX_TEXT_BYTES = 1024 * 1024
@@ -29,10 +29,10 @@ class TextFile:
         return hashlib.sha256(self.data).hexdigest()
 
 
-def is_within(path: Path, folder: Path) -> bool:
+def is_within(path: Path, folder: Path, *, watch: Watch = UNWATCHED) -> bool:
     """Whether ``path`` (resolved, following symlinks) lies inside ``folder`` (resolved)."""
-    _watch.note_real(path)
-    _watch.note_real(folder)
+    watch.real(path)
+    watch.real(folder)
     try:
         Path(os.path.realpath(path)).relative_to(_resolved(str(folder)))  # realpath: a loop is not an error here
     except (ValueError, OSError):
@@ -46,26 +46,27 @@ def _resolved(folder: str) -> Path:
     return Path(folder).resolve()
 
 
-def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_BYTES) -> TextFile:
+def read_text(path: Path, *, within: Path | None = None, limit: int = MAX_TEXT_BYTES,
+              watch: Watch = UNWATCHED) -> TextFile:
     """Read ``path`` as UTF-8, refusing files over ``limit`` bytes or escaping ``within``.
 
     Raises :class:`InputError` naming the file; never returns partial text. What was read is
-    noted for :mod:`pm.base.watch` (a refusal too: no shortcut answers over a file pm refused).
+    noted in ``watch`` (a refusal too: no shortcut answers over a file pm refused).
     """
     try:
-        source = _read_text(path, within, limit)
+        source = _read_text(path, within, limit, watch)
     except InputError:
         if os.path.lexists(path):
-            _watch.note_refused(path)
+            watch.refused(path)
         else:
-            _watch.note_file(path)  # missing: noted as such, so that creating it is a change
+            watch.file(path)  # missing: noted as such, so that creating it is a change
         raise
-    _watch.note_file(path, source.data)
+    watch.file(path, source.data)
     return source
 
 
-def _read_text(path: Path, within: Path | None, limit: int) -> TextFile:
-    if within is not None and not is_within(path, within):
+def _read_text(path: Path, within: Path | None, limit: int, watch: Watch) -> TextFile:
+    if within is not None and not is_within(path, within, watch=watch):
         raise InputError.one(path, None, f"is a symlink that escapes {within}")
     try:
         info = path.stat()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pm.base.errors import PmError
-from pm.base.watch import note_stat, note_unwatchable
+from pm.base.watch import UNWATCHED, Watch
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -127,13 +127,13 @@ def _shown(argv: Sequence[str]) -> str:
     return " ".join([program, *words])
 
 
-def uv_version() -> str | None:
-    """``uv --version`` of the uv pm drives, noted for :mod:`pm.base.watch` (receipts name it)."""
+def uv_version(*, watch: Watch = UNWATCHED) -> str | None:
+    """``uv --version`` of the uv pm drives, its binary noted in ``watch`` (receipts name it)."""
     version, binary = _uv_version()
     if binary is not None:
-        note_stat(binary)
+        watch.stat(binary)
     else:  # not found, or not there: where it would be found next time is not looked at again
-        note_unwatchable("uv")
+        watch.unwatchable("uv")
     return version
 
 

@@ -1,12 +1,16 @@
-"""What the inputs were read from, noted as they are read, so that a later identical command can
-tell without parsing anything that none of it changed (:mod:`pm.cli.shortcut`).
+"""What a command's inputs were read from, noted as they are read, so that a later identical command
+can tell without parsing anything that none of it changed (:mod:`pm.cli.shortcut`).
 
-While a :class:`Watch` is active (``with watching() as watch``), the readers of pm's inputs note
-what they saw: a file's bytes (:func:`note_file`), a folder's entries with their kinds and link
-targets (:func:`note_folder`: every probe of a path in that folder is covered by it), where a
-path really is (:func:`note_real`) and a program's identity (:func:`note_stat`). Each
-observation is a key (``"f:/path"``) and the value seen; :func:`unchanged` looks again at each
-and compares. Standard library only: the shortcut imports this before anything else of pm.
+A :class:`Watch` is the evidence of one command. It is passed explicitly: the CLI makes one and
+hands it to the operation in its options; the transaction hands it to every reader it calls (the
+inputs gathered keep it as ``Inputs.watch``), so the shortcut stores the very object the command
+read through. Each reader notes what it saw: a file's bytes (:meth:`Watch.file`), a folder's
+entries with their kinds and link targets (:meth:`Watch.folder`: every probe of a path in that
+folder is covered by it), where a path really is (:meth:`Watch.real`) and a program's identity
+(:meth:`Watch.stat`). Each observation is a key (``"f:/path"``) and the value seen;
+:func:`unchanged` looks again at each and compares. A reader called outside a watched command
+(the host's gate, tests) gets :data:`UNWATCHED`, which keeps nothing. Standard library only: the
+shortcut imports this before anything else of pm.
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 #: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
@@ -29,93 +32,83 @@ MAX_HASHED = 1024 * 1024
 class Watch:
     """The observations of one command, in the order made (a key is observed once)."""
 
+    keeps = True
+
     def __init__(self) -> None:
         self.seen: dict[str, str | None] = {}
 
+    def _note(self, key: str, look: Callable[[], str | None]) -> None:
+        if key not in self.seen:
+            self.seen[key] = look()
 
-_active: Watch | None = None
+    def file(self, path: os.PathLike[str] | str, data: bytes | None = None) -> None:
+        """``path``'s state: the sha256 of ``data`` (the bytes just read from it), else of what it
+        holds now (None when it cannot be read)."""
+        if self.keeps:
+            self._note("f:" + os.fspath(path),
+                       lambda: hashlib.sha256(data).hexdigest() if data is not None else file_state(path))
 
+    def refused(self, path: os.PathLike[str] | str) -> None:
+        """``path`` was refused (unreadable, too big, not UTF-8, escaping): nothing decided over a
+        refused file is answered from memory (:meth:`unwatchable`)."""
+        self.unwatchable(f"refused {os.fspath(path)}")
 
-@contextmanager
-def watching() -> Iterator[Watch]:
-    """Note every observation made inside the block into a new :class:`Watch`."""
-    global _active
-    previous, _active = _active, Watch()
-    try:
-        yield _active
-    finally:
-        _active = previous
+    def folder(self, path: os.PathLike[str] | str) -> None:
+        """``path``'s entries (names, kinds through links, link targets); None when not a folder."""
+        if self.keeps:
+            self._note("d:" + os.fspath(path), lambda: folder_state(path))
 
+    def real(self, path: os.PathLike[str] | str) -> None:
+        """Where ``path`` leads once every symlink is followed."""
+        if self.keeps:
+            self._note("r:" + os.fspath(path), lambda: os.path.realpath(path))
 
-def note_file(path: os.PathLike[str] | str, data: bytes | None = None) -> None:
-    """``path``'s state: the sha256 of ``data`` (the bytes just read from it), else of what it
-    holds now (None when it cannot be read)."""
-    if _active is not None:
-        value = hashlib.sha256(data).hexdigest() if data is not None else file_state(path)
-        _active.seen.setdefault("f:" + os.fspath(path), value)
+    def stat(self, path: os.PathLike[str] | str) -> None:
+        """A program's identity (the file it leads to, its inode, size, mtime and mode: a program
+        made executable is a change): an interpreter or uv, or a name searched for on PATH."""
+        if self.keeps:
+            self._note("s:" + os.fspath(path), lambda: stat_state(path))
 
+    def import_path(self) -> None:
+        """The folders of ``sys.path``, where installed metadata is found: a distribution installed,
+        removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
+        for entry in sys.path:
+            self.folder(entry or os.curdir)
 
-def note_refused(path: os.PathLike[str] | str) -> None:
-    """``path`` was refused (unreadable, too big, not UTF-8, escaping): nothing decided over a
-    refused file is answered from memory (:func:`note_unwatchable`)."""
-    note_unwatchable(f"refused {os.fspath(path)}")
+    def code(self, *modules: str) -> None:
+        """The folders the code of ``modules`` (those loaded) was imported from: an upgrade renames
+        its ``.dist-info`` there, and the new code may answer differently."""
+        for name in modules:
+            file = getattr(sys.modules.get(name), "__file__", None)
+            if file:
+                self.folder(os.path.dirname(os.path.dirname(file)))
 
+    def distribution(self, dist: Any, *names: str) -> None:
+        """Files of an installed distribution (``importlib.metadata``) that were read: an installer
+        that rewrites them in place (``pip install -e .`` again) keeps the folder's name."""
+        if not self.keeps:
+            return
+        folder = getattr(dist, "_path", None)
+        if not isinstance(folder, str | os.PathLike):
+            self.unwatchable(f"distribution {getattr(dist, 'name', '?')}")  # not files in a folder
+            return
+        for name in names:
+            self.file(os.path.join(folder, name))
 
-def note_folder(path: os.PathLike[str] | str) -> None:
-    """``path``'s entries (names, kinds through links, link targets); None when not a folder."""
-    if _active is not None:
-        key = "d:" + os.fspath(path)
-        if key not in _active.seen:
-            _active.seen[key] = folder_state(path)
-
-
-def note_real(path: os.PathLike[str] | str) -> None:
-    """Where ``path`` leads once every symlink is followed."""
-    if _active is not None:
-        _active.seen.setdefault("r:" + os.fspath(path), os.path.realpath(path))
-
-
-def note_stat(path: os.PathLike[str] | str) -> None:
-    """A program's identity (the file it leads to, its inode, size, mtime and mode: a program made
-    executable is a change): an interpreter or uv, or a name searched for on PATH."""
-    if _active is not None:
-        _active.seen.setdefault("s:" + os.fspath(path), stat_state(path))
-
-
-def note_import_path() -> None:
-    """The folders of ``sys.path``, where installed metadata is found: a distribution installed,
-    removed or upgraded there changes one of their listings (its ``.dist-info`` name)."""
-    for entry in sys.path:
-        note_folder(entry or os.curdir)
-
-
-def note_code(*modules: str) -> None:
-    """The folders the code of ``modules`` (those loaded) was imported from: an upgrade renames its
-    ``.dist-info`` there, and the new code may answer differently."""
-    for name in modules:
-        file = getattr(sys.modules.get(name), "__file__", None)
-        if file:
-            note_folder(os.path.dirname(os.path.dirname(file)))
-
-
-def note_distribution(dist: Any, *names: str) -> None:
-    """Files of an installed distribution (``importlib.metadata``) that were read: an installer
-    that rewrites them in place (``pip install -e .`` again) keeps the folder's name."""
-    if _active is None:
-        return
-    folder = getattr(dist, "_path", None)
-    if not isinstance(folder, str | os.PathLike):
-        note_unwatchable(f"distribution {getattr(dist, 'name', '?')}")  # not files in a folder
-        return
-    for name in names:
-        note_file(os.path.join(folder, name))
+    def unwatchable(self, what: str) -> None:
+        """Something was read that cannot be looked at again without running a program (``uv
+        python find``): an observation that never holds, so nothing decided over it is answered
+        from memory."""
+        if self.keeps:
+            self.seen["?:" + what] = None
 
 
-def note_unwatchable(what: str) -> None:
-    """Something was read that cannot be looked at again without running a program (``uv python
-    find``): an observation that never holds, so nothing decided over it is answered from memory."""
-    if _active is not None:
-        _active.seen["?:" + what] = None
+class _Unwatched(Watch):
+    keeps = False
+
+
+#: The watch of reads that no command keeps evidence of: notes nothing.
+UNWATCHED: Watch = _Unwatched()
 
 
 def unchanged(seen: dict[str, str | None], stamps: dict[str, str] | None = None) -> bool:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags, resolve_home
 from pm.ops.options import Options
 
@@ -111,7 +112,7 @@ def shown_home(args: argparse.Namespace) -> Path | None:
     return home_of(args) if args.home else None
 
 
-def options_from(args: argparse.Namespace) -> Options:
-    """The operation's Options from the parsed command line."""
+def options_from(args: argparse.Namespace, *, watch: Watch = UNWATCHED) -> Options:
+    """The operation's Options from the parsed command line; what it reads noted in ``watch``."""
     return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
-                   shown_home=shown_home(args))
+                   shown_home=shown_home(args), watch=watch)

@@ -132,11 +132,9 @@ def reporter_for(json_output: bool) -> TerminalReporter:
 def tell_failure(receipt: Any) -> None:
     """A failed or refused operation's failure on stderr: ``error: …``, or ``refused: …`` when
     the outcome is a refusal (managed environment, catalog, still enabled …)."""
-    failure = receipt.failure or {}
-    message = str(failure.get("message", ""))
-    lead = "refused" if receipt.outcome == "refused" else "error"
-    if lead == "refused" and message.startswith("refused: "):
-        message = message.removeprefix("refused: ")
+    from pm.ops.messages import failure_said
+
+    lead, message = failure_said(receipt.outcome, receipt.failure)
     say_error(f"{paint(lead, 'red', sys.stderr)}: {message}")
 
 

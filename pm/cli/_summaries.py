@@ -1,6 +1,7 @@
 """What ``hermes pm sync`` and ``hermes pm check`` print when they end well, and what a refusal
 prints, read from their finished receipts: the one rendering for an answer found now or given by :mod:`pm.cli.shortcut`
-(which loads this before the rest of pm: only :mod:`pm.cli._output` is imported here)."""
+(which loads this before the rest of pm: only :mod:`pm.cli._output` and the sentences of
+:mod:`pm.ops.messages` are imported here)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,12 @@ import sys
 from typing import Any
 
 from pm.cli._output import paint, say_error, table, tell_steps
+from pm.ops.messages import refusal_lead
 
 
 def tell_refusal(conflict: dict[str, Any], candidate: str | None, next_steps: list[dict[str, Any]]) -> None:
     """A conflict for a person (stderr): who cannot be added, why, and the next steps."""
-    plugins = conflict["plugins"]
-    named = plugins[0] if candidate and plugins else None  # the candidate is named first
-    lead = (f"plugin {named!r} cannot be added" if named
-            else "the selected plugins cannot live together in one environment")
-    say_error(f"{paint('conflict', 'red', sys.stderr)}: {lead}")
+    say_error(f"{paint('conflict', 'red', sys.stderr)}: {refusal_lead(conflict, candidate)}")
     say_error(f"  {conflict['message']}")
     tell_steps(next_steps)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pm.base.watch import note_code, watching
+from pm.base.watch import Watch
 from pm.cli._common import home_of, options_from
 from pm.cli._output import emit_json, reporter_for, tell_failed, tell_receipt
 from pm.cli._summaries import readiness
@@ -21,10 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with watching() as watch:
-        done = check(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
-                     candidate=args.candidate)
-        note_code("packaging", "yaml")
+    watch = Watch()
+    done = check(home_of(args), options_from(args, watch=watch), reporter_for(args.json or args.quiet),
+                 candidate=args.candidate)
+    watch.code("packaging", "yaml")
     receipt = done.receipt
     if done.readiness is not None and args.candidate is None:  # --with may resolve: never from memory
         remember_plain(args, "check", watch.seen, receipt.written, [])

@@ -6,7 +6,7 @@ import argparse
 import hashlib
 
 from pm.base.errors import EXIT_CONFLICT
-from pm.base.watch import Watch, note_code, watching
+from pm.base.watch import Watch
 from pm.cli._common import home_of, options_from, shown_home
 from pm.cli._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from pm.cli._resolved import show
@@ -22,10 +22,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with watching() as watch:
-        done = resolve(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
-                       candidate=args.candidate)
-        note_code("packaging", "yaml", "resolvelib")  # what read and decided it (pm's own: its version)
+    watch = Watch()
+    done = resolve(home_of(args), options_from(args, watch=watch), reporter_for(args.json or args.quiet),
+                   candidate=args.candidate)
+    watch.code("packaging", "yaml", "resolvelib")  # what read and decided it (pm's own: its version)
     if args.json:
         emit_json(done.receipt.as_written())
     else:

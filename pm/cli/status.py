@@ -1,4 +1,5 @@
-"""``hermes pm status`` and ``hermes pm env``: the selected generation, for people and for the host.
+"""``hermes pm status`` and ``hermes pm env``: the selected generation, for people and for the host
+(the data: :func:`pm.ops.status.status`).
 
 Both only read (no lock, no inputs, no resolver): ``env`` is what the host runs at boot to find
 the interpreter and site-packages to activate.
@@ -7,43 +8,14 @@ the interpreter and site-packages to activate.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
-from pathlib import Path
 from typing import Any
 
 from pm.base.errors import EXIT_FAILURE, EXIT_OK
 from pm.cli._common import home_of
 from pm.cli._output import emit_json, say
-from pm.env import generations, leases
-from pm.records.receipt import latest
-
-
-def status(home: Path) -> dict[str, Any]:
-    """Everything ``status`` shows, as data."""
-    state = generations.read_state(home)
-    current = generations.selected(home)
-    in_use = leases.live(home)
-    receipt = None
-    try:
-        receipt = json.loads(latest(home).read_text())
-    except (OSError, ValueError):
-        pass
-    return {
-        "home": str(home),
-        "selected": current.to_receipt(selected=True, restart_required=False) if current else None,
-        "packages": len(current.pins) if current else 0,
-        "previous": state.get("previous"),
-        "generations": [
-            {"id": gid, "complete": generations.is_complete(home, gid),
-             "role": "selected" if gid == state.get("selected") else "previous" if gid == state.get("previous") else None,
-             "leased_by": sorted(pid for pid, g in in_use.items() if g == gid)}
-            for gid in generations.all_ids(home)
-        ],
-        "latest_receipt": None if not isinstance(receipt, dict) else {
-            k: receipt.get(k) for k in ("kind", "outcome", "exit_code", "finished_at", "candidate")
-        } | {"path": str(latest(home))},
-    }
+from pm.env import generations
+from pm.ops.status import status
 
 
 def run(args: argparse.Namespace) -> int:

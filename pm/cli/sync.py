@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from pm.base.errors import EXIT_OK
-from pm.base.watch import note_code, watching
+from pm.base.watch import Watch
 from pm.cli._changes import tell_changes
 from pm.cli._common import add_lock_option, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
@@ -44,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
         tell_changes(args)
         report(done.receipt, json_output=args.json)
         return done.code
-    with watching() as watch:
-        done = sync(home, options, reporter)
-        note_code("packaging", "yaml")
+    watch = Watch()
+    done = sync(home, options_from(args, watch=watch), reporter)
+    watch.code("packaging", "yaml")
     tell_changes(args)
     report(done.receipt, json_output=args.json)
     written = done.receipt.written

@@ -5,5 +5,6 @@
 - :mod:`~pm.env.readiness` — does the selected generation satisfy every declaration right now
 - :mod:`~pm.env.managed` — someone else owns the environment: refuse and say how to change it
 - :mod:`~pm.env.plugin_install` — ``hermes plugins install``/``remove``: the only writer under
-  ``<home>/plugins/``
+  ``<home>/plugins/``; :mod:`~pm.env.plugin_fetch` — a plugin's source fetched into staging (git at
+  a commit, an archive with its sha256, a folder), bounded and checked
 """

@@ -22,7 +22,7 @@ from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from pm.base.store import Store, StoreError
-from pm.base.watch import note_file, note_folder, note_stat
+from pm.base.watch import UNWATCHED, Watch
 
 GENERATION_FILE = "generation.json"
 STATE_FILE = "state.json"
@@ -57,25 +57,25 @@ class Generation:
         """name -> version of every resolved package, as recorded at build time."""
         return {p["name"]: p["version"] for p in self.record["resolution"]["packages"]}
 
-    def problems(self) -> list[str]:
+    def problems(self, *, watch: Watch = UNWATCHED) -> list[str]:
         """What is wrong with this generation on disk now (empty when intact).
 
         Cheap: one ``stat`` of the interpreter and one listing of site-packages; every pin must be
         installed at its recorded version (judged from ``*.dist-info`` names, not imports).
         """
         found: list[str] = []
-        note_stat(self.python)
+        watch.stat(self.python)
         if not self.python.exists():
             found.append(f"its interpreter {self.python} is missing")
-        installed = installed_versions(self.site_packages)
+        installed = installed_versions(self.site_packages, watch=watch)
         for name, version in self.pins.items():
             have = installed.get(canonicalize_name(name))
             if have is None or str(have) != version:
                 found.append(f"{name}=={version} is {'missing' if have is None else f'replaced by {have}'}")
         return found
 
-    def intact(self) -> bool:
-        return not self.problems()
+    def intact(self, *, watch: Watch = UNWATCHED) -> bool:
+        return not self.problems(watch=watch)
 
     def to_receipt(self, selected: bool, restart_required: bool) -> dict[str, Any]:
         return {"id": self.id, "path": str(self.path), "selected": selected,
@@ -118,22 +118,22 @@ def create(home: Path, store: Store, fingerprint: str) -> tuple[str, Path]:
     raise StoreError(root(home), "cannot find a free generation id")  # pragma: no cover
 
 
-def read_state(home: Path) -> dict[str, Any]:
+def read_state(home: Path, *, watch: Watch = UNWATCHED) -> dict[str, Any]:
     """``state.json`` (``selected``, ``previous``); an absent or unreadable file selects nothing."""
     path = home / "pm" / STATE_FILE
     try:
         raw = path.read_bytes()
-        note_file(path, raw)  # what is selected decides a no-op (pm.cli.shortcut)
+        watch.file(path, raw)  # what is selected decides a no-op (pm.cli.shortcut)
         data = json.loads(raw)
     except (OSError, ValueError):
-        note_file(path)
+        watch.file(path)
         data = None
     if not isinstance(data, dict):
         return {"selected": None, "previous": None}
     return data
 
 
-def load(home: Path, generation_id: str | None) -> Generation | None:
+def load(home: Path, generation_id: str | None, *, watch: Watch = UNWATCHED) -> Generation | None:
     """A complete generation by id, or None (missing, incomplete or unreadable)."""
     if not isinstance(generation_id, str) or not generation_id or "/" in generation_id \
             or generation_id.startswith("."):
@@ -141,22 +141,22 @@ def load(home: Path, generation_id: str | None) -> Generation | None:
     path = root(home) / generation_id
     try:
         raw = (path / GENERATION_FILE).read_bytes()
-        note_file(path / GENERATION_FILE, raw)
+        watch.file(path / GENERATION_FILE, raw)
         record = json.loads(raw)
     except (OSError, ValueError):
-        note_file(path / GENERATION_FILE)
+        watch.file(path / GENERATION_FILE)
         return None
     if not isinstance(record, dict) or "fingerprint" not in record:
         return None
     return Generation(generation_id, path, record)
 
 
-def selected(home: Path) -> Generation | None:
-    return load(home, read_state(home).get("selected"))
+def selected(home: Path, *, watch: Watch = UNWATCHED) -> Generation | None:
+    return load(home, read_state(home, watch=watch).get("selected"), watch=watch)
 
 
-def previous(home: Path) -> Generation | None:
-    return load(home, read_state(home).get("previous"))
+def previous(home: Path, *, watch: Watch = UNWATCHED) -> Generation | None:
+    return load(home, read_state(home, watch=watch).get("previous"), watch=watch)
 
 
 def select(home: Path, store: Store, generation: Generation) -> dict[str, Any]:
@@ -186,35 +186,35 @@ class Reuse:
     damaged: str | None = None
 
 
-def reuse(home: Path, fingerprint: str) -> Reuse:
+def reuse(home: Path, fingerprint: str, *, watch: Watch = UNWATCHED) -> Reuse:
     """The one rule sync and admission share for "is a build needed?"."""
-    current = selected(home)
+    current = selected(home, watch=watch)
     damaged = None
     if current is not None and current.fingerprint == fingerprint:
-        problems = current.problems()
+        problems = current.problems(watch=watch)
         if not problems:
             return Reuse(current, current=True)
         damaged = f"generation {current.id} is damaged ({'; '.join(problems)}); building a new one"
-    built = find_built(home, fingerprint, exclude=current.id if current else None)
+    built = find_built(home, fingerprint, exclude=current.id if current else None, watch=watch)
     return Reuse(built, damaged=damaged)
 
 
-def find_built(home: Path, fingerprint: str, *, exclude: str | None = None) -> Generation | None:
+def find_built(home: Path, fingerprint: str, *, exclude: str | None = None, watch: Watch = UNWATCHED) -> Generation | None:
     """The newest complete, intact generation built for ``fingerprint`` (other than ``exclude``).
 
     A sync killed between recording a generation and selecting it leaves one; so does a rollback
     away from the generation the inputs still describe. Selecting it again costs no build.
     """
-    for gid in reversed(all_ids(home)):
-        found = load(home, gid) if gid != exclude else None
-        if found is not None and found.fingerprint == fingerprint and found.intact():
+    for gid in reversed(all_ids(home, watch=watch)):
+        found = load(home, gid, watch=watch) if gid != exclude else None
+        if found is not None and found.fingerprint == fingerprint and found.intact(watch=watch):
             return found
     return None
 
 
-def all_ids(home: Path) -> list[str]:
+def all_ids(home: Path, *, watch: Watch = UNWATCHED) -> list[str]:
     """Every generation folder (complete or not), oldest first."""
-    note_folder(root(home))
+    watch.folder(root(home))
     try:
         entries = os.scandir(root(home))
     except OSError:
@@ -223,32 +223,32 @@ def all_ids(home: Path) -> list[str]:
         return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
 
 
-def is_complete(home: Path, generation_id: str) -> bool:
-    note_folder(root(home) / generation_id)  # its generation.json written or removed
+def is_complete(home: Path, generation_id: str, *, watch: Watch = UNWATCHED) -> bool:
+    watch.folder(root(home) / generation_id)  # its generation.json written or removed
     return (root(home) / generation_id / GENERATION_FILE).is_file()
 
 
-def remove_incomplete(home: Path, store: Store) -> list[str]:
+def remove_incomplete(home: Path, store: Store, *, watch: Watch = UNWATCHED) -> list[str]:
     """Remove generation folders a crash left without ``generation.json``; never the selected or
     previous one. The caller holds the home lock (no build is running)."""
-    state = read_state(home)
+    state = read_state(home, watch=watch)
     removed = []
-    for gid in all_ids(home):
-        if gid in (state.get("selected"), state.get("previous")) or is_complete(home, gid):
+    for gid in all_ids(home, watch=watch):
+        if gid in (state.get("selected"), state.get("previous")) or is_complete(home, gid, watch=watch):
             continue
         store.remove_tree(root(home) / gid)
         removed.append(gid)
     return removed
 
 
-def installed_versions(site: Path) -> dict[NormalizedName, Version]:
+def installed_versions(site: Path, *, watch: Watch = UNWATCHED) -> dict[NormalizedName, Version]:
     """Installed distributions of a site-packages folder, from ``*.dist-info`` folder names.
 
     Cheap (one directory listing, no file reads); the folder name is what installers write from
     the distribution's metadata, so it is the installed version, whatever a module says.
     """
     found: dict[NormalizedName, Version] = {}
-    note_folder(site)  # a distribution installed, removed or replaced renames an entry here
+    watch.folder(site)  # a distribution installed, removed or replaced renames an entry here
     try:
         entries = os.listdir(site)
     except OSError:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pm.base.errors import PmError
-from pm.base.watch import note_file
+from pm.base.watch import UNWATCHED, Watch
 from pm.env import generations
 
 ENV = "HERMES_PM_MANAGED"
@@ -72,28 +72,28 @@ def shown(command: str) -> str:
     return "hermes update" if command == "update" else f"hermes pm {command}"
 
 
-def manager_of(home: Path, env: Mapping[str, str] | None = None) -> Manager | None:
+def manager_of(home: Path, env: Mapping[str, str] | None = None, *, watch: Watch = UNWATCHED) -> Manager | None:
     """The manager of ``home``'s environment, or None when pm may change it."""
     env = os.environ if env is None else env
     name = env.get(ENV, "").strip()
     if name:
         return Manager(_clean(name), f"set by the environment variable {ENV}", _how(_clean(name)))
     folder = generations.root(home)
-    marker = _read_marker(folder / MARKER)
+    marker = _read_marker(folder / MARKER, watch=watch)
     if marker is not None:
         name, how = marker
         return Manager(name, f"marker file {folder / MARKER}", how or _how(name))
     return _unwritable(folder)
 
 
-def check(home: Path, command: str, env: Mapping[str, str] | None = None) -> None:
+def check(home: Path, command: str, env: Mapping[str, str] | None = None, *, watch: Watch = UNWATCHED) -> None:
     """Raise :class:`Managed` when ``command`` would change a managed environment, unless the
     process is the manager itself (``HERMES_PM_MANAGER`` equals the manager's name: e.g. the
     NixOS activation that runs ``hermes pm sync --from``)."""
     if command not in MUTATING:
         return
     env = os.environ if env is None else env
-    manager = manager_of(home, env)
+    manager = manager_of(home, env, watch=watch)
     if manager is None:
         return
     itself = env.get(SELF_ENV, "").strip()
@@ -113,8 +113,8 @@ def _clean(text: str) -> str:
     return printable[:80] or "an external manager"
 
 
-def _read_marker(path: Path) -> tuple[str, str] | None:
-    note_file(path)  # (pm.cli.shortcut) a marker that appears or changes is a change
+def _read_marker(path: Path, *, watch: Watch = UNWATCHED) -> tuple[str, str] | None:
+    watch.file(path)  # (pm.cli.shortcut) a marker that appears or changes is a change
     try:
         with path.open("rb") as handle:
             data = handle.read(_MAX_MARKER_BYTES)

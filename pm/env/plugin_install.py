@@ -9,23 +9,11 @@ new one is in place. Provenance (source, commit or sha256, time) goes to
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import lzma
 import os
-import re
-import shutil
-import signal
-import subprocess
 import sys
-import tarfile
-import time
 import uuid
-import zipfile
-import zlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,20 +22,13 @@ from pm.base.errors import PmError, quote
 from pm.base.names import BadName, check_name
 from pm.base.store import Store
 from pm.base.urls import redact_url
-from pm.base.uv import die_with_parent
-from pm.index.base import IndexFailure
-from pm.index.http import HashingSink, HttpClient, split_credentials
+from pm.base.watch import UNWATCHED, Watch
+from pm.env.plugin_fetch import GIT_SOURCE, InstallError, fetch_source, tree_sha256
 from pm.inputs.catalog import Catalog, CatalogRefusal, Entry, refusal_here
 from pm.inputs.discover import PluginRoot, is_plugin_name
 from pm.inputs.plugin import inspect
 
 METADATA_FILE = ".install-metadata.json"
-_GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
-
-
-class InstallError(PmError):
-    kind = "install"
-    outcome = "refused"
 
 
 @dataclass(frozen=True)
@@ -92,7 +73,7 @@ def this_system() -> str:
 def _refuse_unpinned_git(spec: str) -> None:
     """A ``git+`` source without a full commit is refused before anything is written: a branch,
     a tag or a short hash can move, and an installed plugin must be reproducible."""
-    if spec.startswith("git+") and not _GIT_SOURCE.match(spec):
+    if spec.startswith("git+") and not GIT_SOURCE.match(spec):
         body = spec[len("git+"):]
         url, at, ref = body.rpartition("@")
         if not at or "/" in ref:  # no ref at all (an @ inside ssh://git@host/... is not one)
@@ -124,217 +105,6 @@ def remove(home: Path, name: str) -> Path:
     return target
 
 
-def fetch_source(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, dict[str, Any]]:
-    """The plugin root of SOURCE fetched into ``staging`` (a catalog entry at its pin, a git URL at
-    its commit, or a copied folder) and its provenance record; also what ``catalog check`` fetches."""
-    now = datetime.now(timezone.utc).isoformat()
-    if entry is not None and entry.git:
-        src = _git(entry.git, entry.commit or "", staging / "src")
-        return _inside(src, entry.subdir, redact_url(entry.git)), {
-            "source": "catalog", "name": entry.name, "git": redact_url(entry.git), "commit": entry.commit,
-            "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "capabilities": list(entry.capabilities),
-            "installed_at": now}
-    if entry is not None:
-        src = _archive(entry.archive or "", entry.sha256 or "", staging / "src")
-        return _inside(src, entry.subdir, redact_url(entry.archive or "")), {
-            "source": "catalog", "name": entry.name, "archive": redact_url(entry.archive or ""),
-            "sha256": entry.sha256, "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "installed_at": now}
-    match = _GIT_SOURCE.match(spec)
-    if match and not _is_dir(Path(spec)):
-        src = _git(match["url"], match["commit"], staging / "src")
-        _refuse_escaping_links(src, redact_url(match["url"]))
-        return src, {"source": "git", "git": redact_url(match["url"]), "commit": match["commit"], "installed_at": now}
-    folder = Path(spec).expanduser().resolve()
-    if not _is_dir(folder):
-        raise InstallError(f"{quote(spec)}: no such folder")
-    plugins = staging.parent.resolve()
-    if plugins == folder or plugins.is_relative_to(folder):
-        raise InstallError(f"{spec}: holds {plugins} itself; refusing to install a folder that contains the "
-                           "plugins folder (give the plugin's own folder)")
-    target = staging / "src"
-    shutil.copytree(folder, target, symlinks=True, ignore=shutil.ignore_patterns(".git", "__pycache__", ".staging-*", ".removing-*"))
-    _refuse_escaping_links(target, str(folder))
-    return target, {"source": "folder", "path": str(folder), "sha256": _tree_sha256(target), "installed_at": now}
-
-
-def _inside(src: Path, subdir: str, source: str) -> Path:
-    """The plugin root ``subdir`` of a fetched tree, refused when it (or a folder on the way) is a
-    link or leads outside the tree, or when a link inside it does."""
-    root = src / subdir if subdir not in ("", ".") else src
-    part = src
-    for name in Path(subdir).parts:
-        part = part / name
-        if part.is_symlink():
-            raise InstallError(f"{source}: subdir {subdir!r} passes through a symlink ({part.relative_to(src)}); "
-                               "refused: the plugin must be a folder of the source itself")
-    if not root.resolve().is_relative_to(src.resolve()):
-        raise InstallError(f"{source}: subdir {subdir!r} leads outside the source; refused")
-    if root.is_dir():
-        _refuse_escaping_links(root, source)
-    return root
-
-
-def _refuse_escaping_links(root: Path, source: str) -> None:
-    """The rule archives follow (tarfile's data filter), for git and folder sources too: a symlink
-    may point only at something inside the plugin — not at an absolute path, not up and out with
-    ``..`` (a link to ``../../config.yaml`` would hand a plugin the user's settings)."""
-    top = root.resolve()
-    for folder, subfolders, files in os.walk(root):
-        for name in (*subfolders, *files):
-            path = Path(folder) / name
-            if not path.is_symlink():
-                continue
-            target = os.readlink(path)
-            try:
-                inside = not os.path.isabs(target) and (path.parent / target).resolve().is_relative_to(top)
-            except (RuntimeError, OSError):  # a loop of links: nothing it could lead to is known
-                inside = False
-            if not inside:
-                raise InstallError(f"{source}: {path.relative_to(root)} is a link to {target!r}, outside the "
-                                   "plugin; refused")
-
-
-#: Seconds one git command may run (a clone of a big repository over a slow link included).
-GIT_DEADLINE = 600.0
-
-
-def _git(url: str, commit: str, dest: Path) -> Path:
-    """Clone ``url`` and check out exactly ``commit`` into ``dest`` (its ``.git`` removed). A
-    password or token in the URL reaches git as an HTTP header in its environment, never on its
-    command line, in ``.git/config`` or in a message; git dies with pm and within GIT_DEADLINE."""
-    clean, authorization = split_credentials(url)
-    shown = redact_url(url)
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
-    if authorization:
-        env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
-                "GIT_CONFIG_VALUE_0": f"Authorization: {authorization}"}
-    _run_git(["clone", "--quiet", "--no-checkout", clean, str(dest)], env, shown)
-    try:
-        _run_git(["checkout", "--quiet", "--detach", commit], env, shown, cwd=dest)
-    except InstallError:
-        raise InstallError(f"{shown}: commit {commit} is not in the repository; refused (the catalog pin must match)") from None
-    head = _run_git(["rev-parse", "HEAD"], env, shown, cwd=dest)
-    if head != commit:
-        raise InstallError(f"{shown}: checked out {head}, expected {commit}; refused")
-    shutil.rmtree(dest / ".git")
-    return dest
-
-
-def _run_git(args: list[str], env: dict[str, str], shown: str, cwd: Path | None = None) -> str:
-    """One git command in a process group of its own (killed whole at the deadline), killed by the
-    kernel if pm dies first (no orphaned checkout writing into a staging folder)."""
-    process = subprocess.Popen(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               preexec_fn=die_with_parent())  # noqa: PLW1509 - prctl only, no locks taken
-    try:
-        out, err = process.communicate(timeout=GIT_DEADLINE)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise InstallError(f"git {args[0]} {shown}: still running after {GIT_DEADLINE:g}s; given up") from None
-    if process.returncode != 0:
-        last = err.strip().splitlines()[-1] if err.strip() else "failed"
-        raise InstallError(f"git {args[0]} {shown}: {last}")  # git never saw the credential: it cannot echo it
-    return out.strip()
-
-
-def _archive(location: str, sha256: str, dest: Path) -> Path:
-    archive = dest.parent / "archive"
-    digest = _copy_archive(location, archive)
-    if digest != sha256:
-        raise InstallError(f"{redact_url(location)}: sha256 {digest} does not match the catalog's {sha256}; refused")
-    dest.mkdir()
-    if zipfile.is_zipfile(archive):
-        _unzip(archive, dest)
-    else:
-        _untar(archive, dest, location)
-    return dest
-
-
-#: Most bytes and members a catalog archive may unpack to (a plugin is source files, not data).
-MAX_UNPACKED_BYTES = 256 * 1024 * 1024
-MAX_MEMBERS = 20_000
-
-
-def _unzip(archive: Path, dest: Path) -> None:
-    with zipfile.ZipFile(archive) as zf:
-        infos = zf.infolist()
-        for info in infos:
-            _safe_member(dest, info.filename)
-        _check_unpacked(archive, len(infos), sum(i.file_size for i in infos))
-        zf.extractall(dest)  # symlinks in a zip come out as plain files holding the link text
-
-
-def _untar(archive: Path, dest: Path, location: str) -> None:
-    """Extract with the ``data`` filter (no absolute or ``..`` paths, no links out, no devices),
-    counting sizes header by header so a bomb is refused before its bytes are inflated."""
-    try:
-        with tarfile.open(archive) as tf:
-            members, total = [], 0
-            for member in tf:
-                _safe_member(dest, member.name)
-                members.append(member)
-                total += member.size
-                _check_unpacked(archive, len(members), total)
-            tf.extractall(dest, members=members, filter="data")
-    except tarfile.FilterError as exc:
-        raise InstallError(f"{location}: archive member {quote(exc.tarinfo.name)} would escape the plugin "
-                           f"folder ({exc.__class__.__name__}); refused") from None
-    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
-        raise InstallError(f"{location}: not a readable archive ({exc}); refused") from None
-
-
-def _check_unpacked(archive: Path, members: int, size: int) -> None:
-    if members > MAX_MEMBERS or size > MAX_UNPACKED_BYTES:
-        raise InstallError(f"{archive.name}: unpacks to more than {MAX_MEMBERS} members or "
-                           f"{MAX_UNPACKED_BYTES} bytes; refused (a plugin is source, not data)")
-
-
-#: Largest catalog archive pm downloads (a plugin is source: this is generous), and the seconds
-#: one download may take from request to last byte, whatever the server's pace.
-MAX_ARCHIVE_BYTES = 64 * 1024 * 1024
-ARCHIVE_DEADLINE = 300.0
-
-
-def _copy_archive(location: str, archive: Path) -> str:
-    """Stream ``location`` (a path or a URL) into ``archive``, hashing as it goes, within
-    :data:`MAX_ARCHIVE_BYTES` and :data:`ARCHIVE_DEADLINE`; return the sha256 (hex). Nothing is
-    held in memory but one chunk."""
-    url = location if "://" in location else Path(location).absolute().as_uri()
-    with archive.open("wb") as file:
-        sink = _BoundedSink(file, redact_url(location))
-        client = HttpClient(timeout=min(60.0, ARCHIVE_DEADLINE), retries=0)
-        try:
-            client.get(url, sink=sink)
-        except IndexFailure as exc:
-            raise InstallError(f"cannot download {exc}") from None
-        finally:
-            client.close()
-    return sink.hash.hexdigest()
-
-
-class _BoundedSink(HashingSink):
-    """A download to a file that stops at :data:`MAX_ARCHIVE_BYTES` or :data:`ARCHIVE_DEADLINE`."""
-
-    def __init__(self, file: Any, shown: str) -> None:
-        super().__init__(file)
-        self.shown = shown
-        self.ends = time.monotonic() + ARCHIVE_DEADLINE
-
-    def write(self, data: bytes) -> int:
-        if self.size + len(data) > MAX_ARCHIVE_BYTES:
-            raise InstallError(f"{self.shown}: larger than {MAX_ARCHIVE_BYTES} bytes; refused (a plugin is source)")
-        if time.monotonic() > self.ends:
-            raise InstallError(f"{self.shown}: still downloading after {ARCHIVE_DEADLINE:g}s; given up")
-        return super().write(data)
-
-
-def _safe_member(dest: Path, member: str) -> None:
-    if member.startswith("/") or ".." in Path(member).parts:
-        raise InstallError(f"archive member {quote(member)} would escape {dest}; refused")
-
-
 def _name_of(root: Path, spec: str) -> str:
     from pm.inputs.manifest import read_manifest
 
@@ -347,13 +117,6 @@ def _name_of(root: Path, spec: str) -> str:
     if not is_plugin_name(name) or "/" in name:
         raise InstallError(f"{quote(redact_url(spec))}: cannot name the plugin from {quote(name)}")
     return name
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
 
 
 def _exists(spec: str) -> bool:
@@ -383,7 +146,7 @@ def _move_into_place(store: Store, plugins: Path, name: str, root: Path,
     dest = plugins / name
     replaced = False
     if dest.exists():
-        if _tree_sha256(dest) == _tree_sha256(root):
+        if tree_sha256(dest) == tree_sha256(root):
             _record(store, plugins, name, provenance)
             return Installed(name, dest, provenance, replaced=False, unchanged=True)
         if not force:
@@ -435,14 +198,15 @@ _LEFTOVERS = (".staging-", ".removing-")
 _BACKUP = ".backup-"
 
 
-def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = ()) -> list[str]:
+def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = (), *, watch: Watch = UNWATCHED) -> list[str]:
     """Warnings for plugins ``home`` installed from a catalog that has since removed them (its kill
     list), unless ``keep`` (``pm.keep_removed``) records the user's explicit choice to keep them."""
-    from pm.base.files import read_text  # noted for pm.base.watch: a changed record is a shortcut miss
+    from pm.base.files import read_text  # noted in watch: a changed record is a shortcut miss
 
     path = home / "plugins" / METADATA_FILE
     try:
-        records = json.loads(read_text(path).text) if path.is_file() else {}
+        watch.file(path)
+        records = json.loads(read_text(path, watch=watch).text) if path.is_file() else {}
     except (PmError, ValueError):
         records = {}
     found = []
@@ -477,16 +241,3 @@ def _record(store: Store, plugins: Path, name: str, provenance: dict[str, Any] |
     else:
         data[name] = provenance
     store.write_json(path, data)
-
-
-def _tree_sha256(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if "__pycache__" in path.parts or ".git" in path.parts:
-            continue
-        digest.update(str(path.relative_to(root)).encode())
-        if path.is_symlink():
-            digest.update(b"L" + os.readlink(path).encode())
-        elif path.is_file():
-            digest.update(b"F" + path.read_bytes())
-    return digest.hexdigest()

@@ -20,7 +20,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from pm.base.watch import note_file, note_folder, note_stat
+from pm.base.watch import UNWATCHED, Watch
 from pm.env import generations
 from pm.env.generations import Generation, installed_versions
 from pm.inputs.collect import Inputs, gather
@@ -101,10 +101,11 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
     """Judge every declared requirement of ``inputs`` against ``generation``'s installed metadata."""
     if generation is None:
         return Readiness(None, (), False, ("no generation is selected; run `hermes pm sync`",))
-    installed = installed_versions(generation.site_packages)
+    watch = inputs.watch  # what the inputs were read through notes what is judged here too
+    installed = installed_versions(generation.site_packages, watch=watch)
     by_origin = _declared_unmet(inputs, installed, generation.site_packages)
     by_name = {o.plugin: o for o in by_origin}  # receipts name plugins without their files
-    for short, misses in _closure_unmet(generation, installed, inputs.target.environment).items():
+    for short, misses in _closure_unmet(generation, installed, inputs.target.environment, watch=watch).items():
         origin = by_name.get(short.plugin, short)
         if origin in by_origin:  # a direct requirement already names the package: say it once
             named = {package for package, _ in by_origin[origin]}
@@ -120,7 +121,7 @@ def check(inputs: Inputs, generation: Generation | None) -> Readiness:
     inputs_changed = (recorded != inputs.declared_fingerprint if recorded
                       else generation.fingerprint != inputs.fingerprint)
     problems = [INPUTS_CHANGED] if inputs_changed else []
-    note_stat(generation.python)
+    watch.stat(generation.python)
     if not generation.python.exists():
         problems.append(f"generation {generation.id} is damaged: its interpreter {generation.python} is missing")
     return Readiness(generation, verdicts, inputs_changed, tuple(problems))
@@ -133,7 +134,8 @@ def _declared_unmet(inputs: Inputs, installed: Installed, site: Path) -> dict[Or
         decl = member.plugin.declaration
         by_origin[Origin(member.plugin.key, str(decl.file) if decl else None)] = []
     for tagged in inputs.union.requirements:
-        by_origin.setdefault(tagged.origin, []).extend(_unmet(tagged.requirement, installed, environment, site))
+        by_origin.setdefault(tagged.origin, []).extend(_unmet(tagged.requirement, installed, environment, site,
+                                                                   watch=inputs.watch))
     for name, version in inputs.core.lock:
         found = installed.get(name)
         if found != version:
@@ -166,7 +168,7 @@ def _changed_members(inputs: Inputs, generation: Generation) -> dict[str, str]:
 
 
 def _closure_unmet(generation: Generation, installed: Installed,
-                   environment: dict[str, str]) -> dict[Origin, list[Miss]]:
+                   environment: dict[str, str], *, watch: Watch = UNWATCHED) -> dict[Origin, list[Miss]]:
     """When a pin of the generation is gone or replaced, what each installed pin now misses of
     its own dependencies, charged to the origins that pulled it in. Empty (and free) otherwise:
     a generation whose pins all match is the closure ``uv pip check`` accepted at build time."""
@@ -181,16 +183,16 @@ def _closure_unmet(generation: Generation, installed: Installed,
             continue
         problems: list[Miss] = []
         for extra in ("", *pin.get("extras", ())):
-            for dep in _requires(site, name, version, extra, environment):
+            for dep in _requires(site, name, version, extra, environment, watch=watch):
                 problems += [(package, f"{name} {version} {text}")
-                             for package, text in _unmet(dep, installed, environment, site)]
+                             for package, text in _unmet(dep, installed, environment, site, watch=watch)]
         for origin in pin["required_by"]:
             key = Origin(origin.get("plugin"), origin.get("file"))
             by_origin.setdefault(key, []).extend(problems)
     return by_origin
 
 
-def _unmet(requirement: Requirement, installed: Installed, environment: dict[str, str], site: Path) -> list[Miss]:
+def _unmet(requirement: Requirement, installed: Installed, environment: dict[str, str], site: Path, *, watch: Watch = UNWATCHED) -> list[Miss]:
     """What of ``requirement`` (markers evaluated, extras followed) the installed set lacks."""
     if requirement.marker is not None and not requirement.marker.evaluate({**environment, "extra": ""}):
         return []
@@ -203,18 +205,18 @@ def _unmet(requirement: Requirement, installed: Installed, environment: dict[str
         return [(name, f"{who}; installed: {name} {found}")]
     unmet = []
     for extra in sorted(requirement.extras):
-        for dep in _requires(site, name, found, extra, environment):
-            for package, text in _unmet(dep, installed, environment, site):
+        for dep in _requires(site, name, found, extra, environment, watch=watch):
+            for package, text in _unmet(dep, installed, environment, site, watch=watch):
                 unmet.append((package, f"{who}: extra {extra!r} {text}"))
     return unmet
 
 
 def _requires(site: Path, name: str, version: Version, extra: str,
-              environment: dict[str, str]) -> list[Requirement]:
+              environment: dict[str, str], *, watch: Watch = UNWATCHED) -> list[Requirement]:
     """The installed distribution's ``Requires-Dist`` that apply for ``extra`` ("" = the base
     requirements; an extra's own list otherwise), markers evaluated, markers then dropped."""
     wanted = []
-    for text in _metadata(site, name, version).get_all("Requires-Dist") or []:
+    for text in _metadata(site, name, version, watch=watch).get_all("Requires-Dist") or []:
         try:
             dep = Requirement(text)
         except InvalidRequirement:
@@ -230,16 +232,16 @@ def _requires(site: Path, name: str, version: Version, extra: str,
     return wanted
 
 
-def _metadata(site: Path, name: str, version: Version) -> Any:
-    note_folder(site)
+def _metadata(site: Path, name: str, version: Version, *, watch: Watch = UNWATCHED) -> Any:
+    watch.folder(site)
     folder = _dist_info_folders(str(site), _stamp(site)).get((name, version))
     if folder is not None:
         try:
             raw = (folder / "METADATA").read_bytes()
-            note_file(folder / "METADATA", raw)
+            watch.file(folder / "METADATA", raw)
             return HeaderParser().parsestr(raw.decode("utf-8", errors="replace"))
         except OSError:
-            note_file(folder / "METADATA")
+            watch.file(folder / "METADATA")
     return HeaderParser().parsestr("")
 
 

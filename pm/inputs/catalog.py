@@ -22,6 +22,7 @@ from typing import Any
 from pm.base import yamlfile as _yaml
 from pm.base.errors import InputError, PmError, Problem
 from pm.base.files import read_text
+from pm.base.watch import UNWATCHED, Watch
 
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "catalog.yaml"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -78,12 +79,12 @@ class Catalog:
         return next((e for e in self.entries if e.name == name), None)
 
 
-def load_catalog(path: Path | None = None) -> Catalog:
+def load_catalog(path: Path | None = None, *, watch: Watch = UNWATCHED) -> Catalog:
     """Read and validate a catalog (every problem reported at once, each naming its key)."""
     path = path or SHIPPED
     if path.is_dir():
-        return _load_directory(path)
-    return catalog_from_text(path, read_text(path).text)
+        return _load_directory(path, watch=watch)
+    return catalog_from_text(path, read_text(path, watch=watch).text)
 
 
 def catalog_from_text(path: Path, text: str) -> Catalog:
@@ -139,15 +140,16 @@ _DIR_KEYS = {"name", "repo", "sha", "subdir", "description", "maintainer", "tier
 _SYSTEMS = {"linux", "macos", "windows"}
 
 
-def _load_directory(folder: Path) -> Catalog:
+def _load_directory(folder: Path, *, watch: Watch = UNWATCHED) -> Catalog:
     """The directory form: one YAML file per entry, ``removed.yaml`` the kill list."""
     problems: list[Problem] = []
     entries = []
+    watch.folder(folder)  # an entry file added or removed
     for path in sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.stem != "removed"):
-        data = _mapping(path, problems)
+        data = _mapping(path, problems, watch=watch)
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
-    removed, reasons = _removed(folder / "removed.yaml", problems)
+    removed, reasons = _removed(folder / "removed.yaml", problems, watch=watch)
     names = [e.name for e in entries]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(Problem(folder, name, "more than one entry file has this name"))
@@ -156,9 +158,9 @@ def _load_directory(folder: Path) -> Catalog:
     return Catalog(folder, tuple(entries), removed, reasons=reasons)
 
 
-def _mapping(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+def _mapping(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> dict[str, Any] | None:
     try:
-        data = _yaml.load(read_text(path).text)
+        data = _yaml.load(read_text(path, watch=watch).text)
     except _yaml.Error as exc:
         problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
         return None
@@ -223,12 +225,13 @@ def _dir_entry(path: Path, data: dict[str, Any], problems: list[Problem]) -> Ent
                  platforms, capabilities, str(path))
 
 
-def _removed(path: Path, problems: list[Problem]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+def _removed(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The kill list's names, and the reasons it gives."""
     if not path.exists():
+        watch.file(path)  # absent: one that appears is a change
         return (), ()
     try:
-        data = _yaml.load(read_text(path).text) or []
+        data = _yaml.load(read_text(path, watch=watch).text) or []
     except _yaml.Error as exc:
         problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
         return (), ()

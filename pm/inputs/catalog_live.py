@@ -22,6 +22,7 @@ from pathlib import Path
 from pm.base.errors import InputError, PmError, UsageError
 from pm.base.lock import seconds
 from pm.base.urls import redact_url
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.catalog import Catalog, catalog_from_text
 
 TTL = 6 * 3600.0
@@ -32,15 +33,20 @@ _TTL_ENV = "HERMES_PM_CATALOG_TTL"  # seconds; for operators who want the live c
 _LOOPBACK = ("http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/")
 
 
-def live_catalog(url: str, cache_root: Path, *, now: float | None = None,
-                 fetch: bool = True) -> tuple[Catalog | None, list[str]]:
+def live_catalog(url: str, cache_root: Path, *, now: float | None = None, fetch: bool = True,
+                 watch: Watch = UNWATCHED) -> tuple[Catalog | None, list[str]]:
     """The live catalog at ``url`` (fresh, fetched, or the stale copy) and notes on what was used;
-    ``fetch=False`` takes the kept copy whatever its age (an offline check)."""
+    ``fetch=False`` takes the kept copy whatever its age (an offline check: the copy is noted in
+    ``watch``; with ``fetch`` the answer depends on the clock and the network, never on memory)."""
     if not url.startswith(("https://", "file://", *_LOOPBACK)):
         raise UsageError(f"pm.catalog_url {redact_url(url)!r}: must be an https:// URL (file:// or a loopback "
                          "http:// for a mirror on this machine)")
     now = time.time() if now is None else now
     copy = cache_root / "catalog-live" / f"{hashlib.sha256(url.encode()).hexdigest()[:32]}.json"
+    if fetch:
+        watch.unwatchable(f"live catalog {redact_url(url)}")
+    else:
+        watch.file(copy)
     stored = _stored(copy)
     if stored is not None and (not fetch or now - stored[0] < _ttl()):
         return _parse(stored[1], copy), []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
 
 from pm import __version__
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.config import read_config
 from pm.inputs.core import Core, load_core
 from pm.inputs.selection import PluginStatus, Selection, Status, select
@@ -26,6 +27,8 @@ class Inputs:
     selection: Selection
     union: Union
     fingerprint: str
+    #: What was read, and how it looked: the evidence a shortcut of this command stands on.
+    watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
 
     @property
     def declared_fingerprint(self) -> str:
@@ -86,19 +89,20 @@ def plugin_to_json(status: Any) -> dict[str, Any]:
     }
 
 
-def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Path | None = None) -> Inputs:
+def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Path | None = None,
+           watch: Watch = UNWATCHED) -> Inputs:
     """Read everything an operation needs. Raises ConfigError when the primary config is broken.
     ``candidate`` is proposed in ``owner``'s config (default :func:`pm.inputs.selection.candidate_home`)."""
-    config = read_config(home)
-    settings = resolve_settings(flags, config)
-    target = target_for(settings.python)
+    config = read_config(home, watch=watch)
+    settings = resolve_settings(flags, config, watch=watch)
+    target = target_for(settings.python, watch=watch)
     if settings.python_version is not None or settings.platform is not None:
         from pm.inputs.foreign import foreign_target
 
         target = foreign_target(target, settings.python_version, settings.platform)
-    core = load_core(settings.core, settings.core_lock, target.environment)
+    core = load_core(settings.core, settings.core_lock, target.environment, watch=watch)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
-                       candidate=candidate, owner=owner, primary=config)
+                       candidate=candidate, owner=owner, primary=config, watch=watch)
     union = build_union(core, selection)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
-    return Inputs(home, settings, target, core, selection, union, digest)
+    return Inputs(home, settings, target, core, selection, union, digest, watch)

@@ -16,7 +16,7 @@ from pm.base import yamlfile as _yaml
 from pm.base.errors import ConfigError, InputError, Problem, quote
 from pm.base.files import TextFile, read_text
 from pm.base.lock import seconds
-from pm.base.watch import note_file
+from pm.base.watch import UNWATCHED, Watch
 
 CONFIG_NAME = "config.yaml"
 
@@ -73,9 +73,9 @@ def config_mapping(home: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _source(path: Path, home: Path) -> TextFile:
+def _source(path: Path, home: Path, watch: Watch = UNWATCHED) -> TextFile:
     try:
-        return read_text(path, within=home)
+        return read_text(path, within=home, watch=watch)
     except InputError as exc:
         raise ConfigError(list(exc.problems)) from exc
 
@@ -88,13 +88,13 @@ def _mapping(path: Path, source: TextFile) -> Any:
     return {} if data is None else data
 
 
-def read_config(home: Path) -> HomeConfig:
+def read_config(home: Path, *, watch: Watch = UNWATCHED) -> HomeConfig:
     """Read ``<home>/config.yaml``; raise :class:`ConfigError` listing every problem."""
     path = home / CONFIG_NAME
     if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
-        note_file(path)  # no config: creating one is a change (pm.base.watch)
+        watch.file(path)  # no config: creating one is a change (pm.base.watch)
         return HomeConfig(file=path)
-    return parse_config(path, _source(path, home))
+    return parse_config(path, _source(path, home, watch))
 
 
 def parse_config(path: Path, source: TextFile) -> HomeConfig:

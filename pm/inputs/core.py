@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 from pm.base.errors import InputError, Problem
 from pm.base.files import read_text
 from pm.base.tomlfile import load as load_toml
-from pm.base.watch import note_distribution, note_import_path
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.declaration import HOST_DISTRIBUTION, project_table
 from pm.inputs.target import running_environment
 
@@ -48,27 +48,27 @@ class Core:
 
 
 def load_core(pyproject: Path | None = None, lock_file: Path | None = None,
-              environment: dict[str, str] | None = None) -> Core:
+              environment: dict[str, str] | None = None, *, watch: Watch = UNWATCHED) -> Core:
     """Core from explicit files, else from the installed host distribution."""
     if pyproject is not None:
-        requirements = read_pyproject_requirements(pyproject)
+        requirements = read_pyproject_requirements(pyproject, watch=watch)
         source = str(pyproject)
     else:
-        requirements, source = _installed_host_requirements()
+        requirements, source = _installed_host_requirements(watch=watch)
     if lock_file is not None:
-        lock = read_lock(lock_file, environment)
+        lock = read_lock(lock_file, environment, watch=watch)
         lock_source: str | None = str(lock_file)
     elif pyproject is None:
-        lock = _installed_closure(requirements)
+        lock = _installed_closure(requirements, watch=watch)
         lock_source = f"installed in {sys.executable}"
     else:
         lock, lock_source = {}, None
     return Core(tuple(requirements), tuple(sorted(lock.items())), source, lock_source)
 
 
-def read_pyproject_requirements(path: Path) -> list[Requirement]:
+def read_pyproject_requirements(path: Path, *, watch: Watch = UNWATCHED) -> list[Requirement]:
     """The host's ``[project].dependencies``, every one kept (core may require what plugins may not)."""
-    project = project_table(read_text(path)) or {}
+    project = project_table(read_text(path, watch=watch)) or {}
     raw = project.get("dependencies", [])
     if not isinstance(raw, list):
         raise InputError.one(path, "project.dependencies", f"must be a list, got {raw!r}")
@@ -83,12 +83,12 @@ def read_pyproject_requirements(path: Path) -> list[Requirement]:
     return requirements
 
 
-def read_lock(path: Path, environment: dict[str, str] | None = None) -> dict[NormalizedName, Version]:
+def read_lock(path: Path, environment: dict[str, str] | None = None, *, watch: Watch = UNWATCHED) -> dict[NormalizedName, Version]:
     """Pins from a PEP 751 lock (``packages[].name/version``, entries whose ``marker`` does not
     apply to ``environment`` skipped) or from ``name==version`` lines (``--hash`` options, backslash
     continuations and comments allowed, as ``hermes pm export --format requirements`` writes).
     Two pins of one name that both apply are an error, never a silent last-one-wins."""
-    source = read_text(path)
+    source = read_text(path, watch=watch)
     entries = _toml_entries(path, source.text, environment) if path.suffix == ".toml" else _line_entries(source.text)
     lock: dict[NormalizedName, Version] = {}
     where: dict[NormalizedName, str] = {}
@@ -136,27 +136,27 @@ def _line_entries(text: str) -> list[tuple[str, Any, Any]]:
     return entries
 
 
-def _installed_host_requirements() -> tuple[list[Requirement], str]:
+def _installed_host_requirements(*, watch: Watch = UNWATCHED) -> tuple[list[Requirement], str]:
     import importlib.metadata as md  # only the default core needs it
 
-    note_import_path()
+    watch.import_path()
     try:
         host = md.distribution(HOST_DISTRIBUTION)
-        note_distribution(host, *_METADATA_FILES)
+        watch.distribution(host, *_METADATA_FILES)
         raw = host.requires or []
         source = f"installed distribution {HOST_DISTRIBUTION} {host.version}"
     except md.PackageNotFoundError:
-        return read_pyproject_requirements(_REPO_PYPROJECT), str(_REPO_PYPROJECT)
+        return read_pyproject_requirements(_REPO_PYPROJECT, watch=watch), str(_REPO_PYPROJECT)
     requirements = [Requirement(text) for text in raw]
     env = running_environment(extra="")
     return [r for r in requirements if r.marker is None or "extra" not in str(r.marker) or r.marker.evaluate(env)], source
 
 
-def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, Version]:
+def _installed_closure(requirements: list[Requirement], *, watch: Watch = UNWATCHED) -> dict[NormalizedName, Version]:
     """Installed versions of every distribution the requirements pull in, transitively."""
     import importlib.metadata as md
 
-    note_import_path()
+    watch.import_path()
     lock: dict[NormalizedName, Version] = {}
     todo = [(r, "") for r in requirements]
     while todo:
@@ -171,7 +171,7 @@ def _installed_closure(requirements: list[Requirement]) -> dict[NormalizedName, 
             dist = md.distribution(name)
         except md.PackageNotFoundError:
             continue
-        note_distribution(dist, *_METADATA_FILES)
+        watch.distribution(dist, *_METADATA_FILES)
         lock[name] = Version(dist.version)
         for text in dist.requires or []:
             for wanted in requirement.extras or {""}:

@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 from pm.base.errors import InputError, Problem, quote
 from pm.base.files import TextFile, read_text
 from pm.base.tomlfile import load as load_toml
-from pm.base.watch import note_folder
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.manifest import Manifest
 
 #: The host's installed distribution (its requirements are core's by default).
@@ -50,15 +50,15 @@ class Declaration:
     warnings: tuple[str, ...] = ()
 
 
-def read_declaration(root: Path, manifest: Manifest) -> Declaration | None:
+def read_declaration(root: Path, manifest: Manifest, *, watch: Watch = UNWATCHED) -> Declaration | None:
     """The declaration at ``root`` per docs/design.md, or None for a sidecar-only root.
 
     Raises :class:`InputError` listing every problem of the owning file.
     """
     pyproject = root / "pyproject.toml"
-    note_folder(root)
+    watch.folder(root)
     if pyproject.is_file():
-        source = read_text(pyproject, within=root)
+        source = read_text(pyproject, within=root, watch=watch)
         project = project_table(source)
         if project is not None:
             warnings: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pm.base.files import is_within
-from pm.base.watch import note_folder
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.manifest import MANIFEST_NAMES
 
 SOURCES = ("bundled", "user", "project")
@@ -25,11 +25,11 @@ _REPO_BUNDLED = Path(__file__).resolve().parents[2] / "plugins" / "memory"
 _PACKAGED_BUNDLED = Path(__file__).resolve().parents[1] / "data" / "plugins" / "memory"
 
 
-def default_bundled() -> Path | None:
+def default_bundled(*, watch: Watch = UNWATCHED) -> Path | None:
     """The host's bundled providers: the checkout's ``plugins/memory/`` (a source tree or an
     editable install), else the copy an installed wheel carries, else none."""
     for folder in (_REPO_BUNDLED, _PACKAGED_BUNDLED):
-        note_folder(folder)  # absent too: one that appears takes the place of a later one
+        watch.folder(folder)  # absent too: one that appears takes the place of a later one
         if folder.is_dir():
             return folder
     return None
@@ -63,10 +63,11 @@ class PluginSources:
     project: Path | None = None
 
     @classmethod
-    def for_home(cls, home: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> "PluginSources":
+    def for_home(cls, home: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None, *,
+                 watch: Watch = UNWATCHED) -> "PluginSources":
         env = os.environ if env is None else env
         bundled_env = env.get("HERMES_BUNDLED_PLUGINS")
-        bundled = Path(bundled_env) if bundled_env else default_bundled()
+        bundled = Path(bundled_env) if bundled_env else default_bundled(watch=watch)
         project = None
         if env.get("HERMES_ENABLE_PROJECT_PLUGINS") == "1":
             project = (cwd or Path.cwd()) / ".hermes" / "plugins"
@@ -78,42 +79,42 @@ def is_plugin_name(name: str) -> bool:
     return bool(name) and not name.startswith((".", "_"))
 
 
-def looks_like_root(path: Path) -> bool:
+def looks_like_root(path: Path, *, watch: Watch = UNWATCHED) -> bool:
     """A folder is a plugin root when it holds a manifest or a pyproject.toml."""
-    note_folder(path)
+    watch.folder(path)
     return any((path / name).is_file() for name in (*MANIFEST_NAMES, "pyproject.toml"))
 
 
-def discover(sources: PluginSources) -> list[PluginRoot]:
+def discover(sources: PluginSources, *, watch: Watch = UNWATCHED) -> list[PluginRoot]:
     """Every plugin root of every source, in source order then name order."""
     roots: list[PluginRoot] = []
     if sources.bundled is not None:
-        roots += _scan_folder(sources.bundled, "bundled", categories=False)
-    roots += _scan_folder(sources.home / "plugins", "user", categories=True)
+        roots += _scan_folder(sources.bundled, "bundled", categories=False, watch=watch)
+    roots += _scan_folder(sources.home / "plugins", "user", categories=True, watch=watch)
     if sources.project is not None:
-        roots += _scan_folder(sources.project, "project", categories=False)
+        roots += _scan_folder(sources.project, "project", categories=False, watch=watch)
     return roots
 
 
-def _scan_folder(folder: Path, source: str, *, categories: bool) -> list[PluginRoot]:
-    note_folder(folder)
+def _scan_folder(folder: Path, source: str, *, categories: bool, watch: Watch = UNWATCHED) -> list[PluginRoot]:
+    watch.folder(folder)
     if not folder.is_dir():
         return []
     roots: list[PluginRoot] = []
-    for entry in _subfolders(folder):
-        escapes = not is_within(entry, folder)
-        if escapes or looks_like_root(entry) or not categories:
+    for entry in _subfolders(folder, watch=watch):
+        escapes = not is_within(entry, folder, watch=watch)
+        if escapes or looks_like_root(entry, watch=watch) or not categories:
             roots.append(PluginRoot(entry.name, entry, source, folder, escapes=escapes))
             continue
-        for inner in _subfolders(entry):
-            escapes = not is_within(inner, folder)
-            if escapes or looks_like_root(inner):
+        for inner in _subfolders(entry, watch=watch):
+            escapes = not is_within(inner, folder, watch=watch)
+            if escapes or looks_like_root(inner, watch=watch):
                 roots.append(PluginRoot(f"{entry.name}/{inner.name}", inner, source, folder, escapes=escapes))
     return roots
 
 
-def _subfolders(folder: Path) -> list[Path]:
-    note_folder(folder)
+def _subfolders(folder: Path, *, watch: Watch = UNWATCHED) -> list[Path]:
+    watch.folder(folder)
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.tool_files import Given, Layer, boolish, cert_warning, keyring_warning, pip_conf, uv_toml
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class Chosen:
         return {key: self.given[key].source for key in KEYS if key in self.given}
 
 
-def choose(flags: Flags, pm: Mapping[str, Any], config_file: Path, env: Mapping[str, str]) -> Chosen:
+def choose(flags: Flags, pm: Mapping[str, Any], config_file: Path, env: Mapping[str, str], *, watch: Watch = UNWATCHED) -> Chosen:
     """The index settings of one operation (module docstring). Files are read only when a
     setting is still missing after the flags and variables: a home that says everything never
     depends on a broken pip.conf."""
@@ -51,7 +52,7 @@ def choose(flags: Flags, pm: Mapping[str, Any], config_file: Path, env: Mapping[
     given = _first(layers)
     if any(key not in given for key in KEYS):
         for read in (uv_toml, pip_conf):
-            layer, said = read(env)
+            layer, said = read(env, watch=watch)
             warnings += said
             given = _first([given, layer])
     return Chosen(given, tuple(dict.fromkeys(warnings)))

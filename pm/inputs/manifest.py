@@ -17,7 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pm.base import yamlfile as _yaml
 from pm.base.errors import InputError, Problem, quote
 from pm.base.files import TextFile, read_text
-from pm.base.watch import note_folder
+from pm.base.watch import UNWATCHED, Watch
 
 MANIFEST_NAMES = ("plugin.yaml", "plugin.yml", "plugin.json")
 SUPPORTED_MANIFEST_VERSION = 2
@@ -60,9 +60,9 @@ class Manifest:
         return self.python_runtime == "external"
 
 
-def find_manifest(root: Path) -> Path | None:
+def find_manifest(root: Path, *, watch: Watch = UNWATCHED) -> Path | None:
     """The manifest file of a plugin root, by docs/design.md's order, or None."""
-    note_folder(root)
+    watch.folder(root)
     for name in MANIFEST_NAMES:
         candidate = root / name
         if candidate.is_file():
@@ -70,12 +70,12 @@ def find_manifest(root: Path) -> Path | None:
     return None
 
 
-def read_manifest(root: Path) -> Manifest:
+def read_manifest(root: Path, *, watch: Watch = UNWATCHED) -> Manifest:
     """Read and validate the manifest of ``root`` (an empty Manifest when it has none)."""
-    path = find_manifest(root)
+    path = find_manifest(root, watch=watch)
     if path is None:
         return Manifest(file=None)
-    source = read_text(path, within=root)
+    source = read_text(path, within=root, watch=watch)
     return parse_manifest(source)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pm.base.errors import InputError
-from pm.base.watch import note_file, note_folder
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.declaration import Declaration, read_declaration
 from pm.inputs.discover import PluginRoot
 from pm.inputs.manifest import Manifest, read_manifest
@@ -62,10 +62,10 @@ _PROVIDER_MARKS = (b"register_memory_provider", b"MemoryProvider")
 _SCAN_LIMIT = 1 << 20  # bytes read per file: a provider's registration is near the top
 
 
-def _registers_memory_provider(root: Path) -> bool:
+def _registers_memory_provider(root: Path, *, watch: Watch = UNWATCHED) -> bool:
     """Whether a top-level ``*.py`` of ``root`` (``__init__.py`` first) mentions the memory
     provider API. Reads text only; never follows a file out of the root."""
-    note_folder(root)
+    watch.folder(root)
     try:
         files = sorted(root.glob("*.py"), key=lambda p: (p.name != "__init__.py", p.name))
     except OSError:
@@ -77,25 +77,25 @@ def _registers_memory_provider(root: Path) -> bool:
             with path.open("rb") as handle:
                 text = handle.read(_SCAN_LIMIT)
         except OSError:
-            note_file(path)
+            watch.file(path)
             continue
-        note_file(path, text)
+        watch.file(path, text)
         if any(mark in text for mark in _PROVIDER_MARKS):
             return True
     return False
 
 
-def inspect(root: PluginRoot) -> Plugin:
+def inspect(root: PluginRoot, *, watch: Watch = UNWATCHED) -> Plugin:
     """Read a root's manifest and declaration; a bad file makes the plugin invalid, never raises."""
     if root.escapes:
         return Plugin(root, None, None, (f"{root.path}: is a symlink that escapes {root.plugins_dir}; refused",))
     try:
-        manifest = read_manifest(root.path)
+        manifest = read_manifest(root.path, watch=watch)
     except InputError as exc:
         return Plugin(root, None, None, tuple(str(p) for p in exc.problems))
-    provider = root.source != "bundled" and manifest.kind is None and _registers_memory_provider(root.path)
+    provider = root.source != "bundled" and manifest.kind is None and _registers_memory_provider(root.path, watch=watch)
     try:
-        declaration = read_declaration(root.path, manifest)
+        declaration = read_declaration(root.path, manifest, watch=watch)
     except InputError as exc:
         return Plugin(root, manifest, None, tuple(str(p) for p in exc.problems), registers_memory_provider=provider)
     return Plugin(root, manifest, declaration, registers_memory_provider=provider)

@@ -20,7 +20,7 @@ from packaging.version import Version
 from pm.base.errors import InputError
 from pm.base.files import is_within
 from pm.base.names import BUILTIN_PROVIDER
-from pm.base.watch import note_distribution, note_folder, note_import_path
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.config import HomeConfig, read_config
 from pm.inputs.declaration import HOST_DISTRIBUTIONS
 from pm.inputs.discover import PluginSources, discover
@@ -107,36 +107,36 @@ class Selection:
         return tuple(p for p in self.plugins if p.is_member)
 
 
-def profile_homes(home: Path) -> tuple[list[Path], list[str]]:
+def profile_homes(home: Path, *, watch: Watch = UNWATCHED) -> tuple[list[Path], list[str]]:
     """The profiles of ``home`` (``profiles/<name>/`` holding a config.yaml), in name order, and a
     notice for each one refused because it is a symlink leading out of the home: a profile that
     escapes would let another folder's plugins join this home's union."""
     kept, notices = [], []
-    note_folder(home / "profiles")
+    watch.folder(home / "profiles")
     for folder in _listed(home / "profiles"):
-        note_folder(folder)
+        watch.folder(folder)
     for config in sorted((home / "profiles").glob("*/config.yaml")):
-        if is_within(config.parent, home):
+        if is_within(config.parent, home, watch=watch):
             kept.append(config.parent)
         else:
             notices.append(f"profile {config.parent.name!r} skipped: it is a symlink that leaves {home}")
     return kept, notices
 
 
-def candidate_home(home: Path, name: str) -> Path:
+def candidate_home(home: Path, name: str, *, watch: Watch = UNWATCHED) -> Path:
     """The home a proposed plugin belongs to: the profile whose own ``plugins/`` holds it (and the
     primary's does not), else the primary home (bundled and project plugins serve every home)."""
     def holds(folder: Path) -> bool:
-        note_folder(folder)
+        watch.folder(folder)
         for inner in _listed(folder):
-            note_folder(inner)
+            watch.folder(inner)
         if (folder / name).is_dir():
             return True
         return "/" not in name and any(p.is_dir() for p in folder.glob(f"*/{name}"))
 
     if holds(home / "plugins"):
         return home
-    for profile in profile_homes(home)[0]:
+    for profile in profile_homes(home, watch=watch)[0]:
         if holds(profile / "plugins"):
             return profile
     return home
@@ -152,22 +152,22 @@ def _propose(config: HomeConfig, candidate: str) -> HomeConfig:
 ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 
 
-def provides(plugins: list[Plugin], provider: str) -> bool:
+def provides(plugins: list[Plugin], provider: str, *, watch: Watch = UNWATCHED) -> bool:
     """Whether memory provider ``provider`` is installed: a memory plugin root of that name, or an
     entry point of that name (the host loads those; pm neither discovers nor installs them), or
     the host's own ``builtin`` provider."""
     if provider == BUILTIN_PROVIDER:
         return True
     return any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins) \
-        or provider in _entry_point_providers()
+        or provider in _entry_point_providers(watch=watch)
 
 
-def _entry_point_providers() -> frozenset[str]:
+def _entry_point_providers(*, watch: Watch = UNWATCHED) -> frozenset[str]:
     from importlib.metadata import distributions, entry_points  # only when no plugin root provides the name
 
-    note_import_path()  # where they are installed, and what each says (pm.base.watch)
+    watch.import_path()  # where they are installed, and what each says (pm.base.watch)
     for dist in distributions():
-        note_distribution(dist, "entry_points.txt")
+        watch.distribution(dist, "entry_points.txt")
     return frozenset(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 
@@ -181,10 +181,10 @@ def select(
     *,
     python_version: Version,
     host_version: Version,
-    sources: Callable[[Path], PluginSources] = PluginSources.for_home,
+    sources: Callable[[Path], PluginSources] | None = None,
     candidate: str | None = None,
     owner: Path | None = None,
-    primary: HomeConfig | None = None,
+    primary: HomeConfig | None = None, watch: Watch = UNWATCHED
 ) -> Selection:
     """Compute the selection of ``home`` and every profile. Raises ConfigError for the primary.
 
@@ -193,29 +193,31 @@ def select(
     ``plugins.disabled`` (nothing is written); ``owner`` names that home instead (a profile
     asking for a bundled plugin, e.g. ``hermes memory setup`` on a profile).
     """
-    primary = read_config(home) if primary is None else primary
+    primary = read_config(home, watch=watch) if primary is None else primary
     homes = [(home, "", primary)]
-    profiles, notices = profile_homes(home)
+    profiles, notices = profile_homes(home, watch=watch)
     for profile in profiles:
         try:
-            homes.append((profile, profile.name, read_config(profile)))
+            homes.append((profile, profile.name, read_config(profile, watch=watch)))
         except InputError as exc:
             notices.append(f"profile {profile.name!r} skipped: {exc}")
     if candidate is not None:
-        owner = owner or candidate_home(home, candidate)
+        owner = owner or candidate_home(home, candidate, watch=watch)
         homes = [(path, name, _propose(config, candidate) if path == owner else config)
                  for path, name, config in homes]
     verdicts: dict[Path, PluginStatus] = {}
     home_selections = []
     inspected: dict[Path, Plugin] = {}  # bundled and project roots serve every home: read them once
     for path, name, config in homes:
-        roots = discover(sources(path))
-        plugins = apply_precedence([inspected.get(r.path) or inspected.setdefault(r.path, inspect(r)) for r in roots])
+        found = PluginSources.for_home(path, watch=watch) if sources is None else sources(path)
+        roots = discover(found, watch=watch)
+        plugins = apply_precedence([inspected.get(r.path) or inspected.setdefault(r.path, inspect(r, watch=watch))
+                                    for r in roots])
         judged = [_judge(p, config, python_version, host_version) for p in plugins]
-        notices += _config_notices(config, plugins, name)
+        notices += _config_notices(config, plugins, name, watch=watch)
         members = tuple(s.plugin.key for s in _in_selection_order(judged, config) if s.is_member)
         provider = config.memory_provider
-        missing = provider if provider and is_safe_key(provider) and not provides(plugins, provider) else None
+        missing = provider if provider and is_safe_key(provider) and not provides(plugins, provider, watch=watch) else None
         home_selections.append(HomeSelection(path, name, config, members, missing))
         for verdict in judged:
             _merge(verdicts, verdict, str(path))
@@ -293,7 +295,7 @@ def _sits_out(plugin: Plugin, python_version: Version, host_version: Version) ->
     return None
 
 
-def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str) -> list[str]:
+def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str, *, watch: Watch = UNWATCHED) -> list[str]:
     where = f"{config.file}"
     keys = {p.key for p in plugins} | {p.root.leaf for p in plugins}
     notices = []
@@ -306,7 +308,7 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str) -> 
     if provider is not None:
         if not is_safe_key(provider):
             notices.append(f"{where}: memory.provider {provider!r} refused: it contains '..' or is an absolute path")
-        elif not provides(plugins, provider):
+        elif not provides(plugins, provider, watch=watch):
             notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
                            "is installed (run `hermes update` to install it from the catalog)")
     return notices

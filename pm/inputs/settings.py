@@ -11,7 +11,7 @@ from typing import Any
 
 from pm.base.errors import UsageError, quote
 from pm.base.urls import redact_url  # noqa: F401 - the one redaction, named here for the inputs' users
-from pm.base.watch import note_file
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.config import HomeConfig
 from pm.inputs.index_settings import Chosen, choose, split_find_links  # noqa: F401 - split_find_links: its old home
 
@@ -132,13 +132,13 @@ def resolve_home(flag: str | None, env: Mapping[str, str] | None = None) -> Path
     return Path.home() / ".hermes"
 
 
-def environment_home(home: Path) -> Path:
+def environment_home(home: Path, *, watch: Watch = UNWATCHED) -> Path:
     """The home whose ``pm/`` state (generations, lock, receipts) serves ``home``: the primary
     home for a profile at ``<primary>/profiles/<name>`` (when ``<primary>/config.yaml`` exists),
     else ``home``. Profiles share their primary's environment."""
     home = Path(home).expanduser().absolute()
     if home.parent.name == "profiles":
-        note_file(home.parent.parent / "config.yaml")
+        watch.file(home.parent.parent / "config.yaml")
     if home.parent.name == "profiles" and (home.parent.parent / "config.yaml").is_file():
         return home.parent.parent
     return home
@@ -154,7 +154,8 @@ def working_folder() -> Path:
                          "absolute paths") from None
 
 
-def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | None = None) -> Settings:
+def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | None = None, *,
+                     watch: Watch = UNWATCHED) -> Settings:
     env = os.environ if env is None else env
     pm = config.pm
     base = config.file.parent
@@ -172,7 +173,7 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
             or path(pm.get("core"), in_home))
     core_lock = (path(flags.core_lock, working_folder) or path(env.get("HERMES_PM_CORE_LOCK"), working_folder)
                  or path(pm.get("core_lock"), in_home))
-    chosen = choose(flags, pm, config.file, env)
+    chosen = choose(flags, pm, config.file, env, watch=watch)
     exclude_newer = flags.exclude_newer or pm.get("exclude_newer")
     cutoff = parse_cutoff(exclude_newer, key="--exclude-newer" if flags.exclude_newer else "pm.exclude_newer")
     return Settings(

@@ -23,7 +23,7 @@ import packaging
 
 from pm.base import codekey as _code
 from pm.base.errors import TargetError, UsageError
-from pm.base.watch import note_stat, note_unwatchable
+from pm.base.watch import UNWATCHED, Watch
 
 _PROBE = """
 import json, platform, sys, sysconfig
@@ -90,42 +90,42 @@ def running_environment(extra: str | None = None) -> dict[str, str]:
     return environment
 
 
-def current_target() -> Target:
+def current_target(*, watch: Watch = UNWATCHED) -> Target:
     """The running interpreter."""
-    return _probe(sys.executable)
+    return _probe(sys.executable, watch=watch)
 
 
-def target_for(python: str | None) -> Target:
+def target_for(python: str | None, *, watch: Watch = UNWATCHED) -> Target:
     """The interpreter ``python`` names (see :func:`find_python`), or the running one."""
     if python is not None:
-        python = find_python(python)
-        note_stat(python)  # what that path leads to now: a link retargeted is a change (pm.base.watch)
+        python = find_python(python, watch=watch)
+        watch.stat(python)  # what that path leads to now: a link retargeted is a change (pm.base.watch)
     if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
-        return current_target()
-    return _probe(python)
+        return current_target(watch=watch)
+    return _probe(python, watch=watch)
 
 
 _VERSION_REQUEST = re.compile(r"\d+(\.\d+){0,2}")
 
 
-def find_python(request: str) -> str:
+def find_python(request: str, *, watch: Watch = UNWATCHED) -> str:
     """The interpreter ``--python`` means, found as uv finds it: a path (anything with a ``/`` or
     an existing file) as given; a version (``3.12``) as ``python3.12`` on PATH; a name
     (``python3.12``, ``pypy3``) on PATH; else whatever ``uv python find`` answers (installed,
     never downloaded). Raises :class:`UsageError` naming what was tried when nothing matches.
-    Where it looked is noted for :mod:`pm.base.watch`: a file that appears (or becomes executable)
+    Where it looked is noted in ``watch``: a file that appears (or becomes executable)
     earlier in that search is a change."""
-    note_stat(request)  # a file of that name in the working folder is taken as given
+    watch.stat(request)  # a file of that name in the working folder is taken as given
     if os.sep in request or os.path.isfile(request):
         return request
     import shutil
 
     name = f"python{request}" if _VERSION_REQUEST.fullmatch(request) else request
     found = shutil.which(name)
-    _note_search(name, found)
+    _note_search(name, found, watch=watch)
     if found is not None:
         return found
-    note_unwatchable(f"uv python find {request}")  # uv's own search: not looked at again
+    watch.unwatchable(f"uv python find {request}")  # uv's own search: not looked at again
     from pm.base.cachedir import default_cache_dir
     from pm.base.uv import Uv, UvError
 
@@ -139,20 +139,20 @@ def find_python(request: str) -> str:
                      "`uv python find` found none installed)")
 
 
-def _note_search(name: str, found: str | None) -> None:
+def _note_search(name: str, found: str | None, *, watch: Watch = UNWATCHED) -> None:
     """Every place ``shutil.which(name)`` looks before ``found`` (all of them when not found)."""
     path = os.environ.get("PATH")
     if path is None:
         path = getattr(os, "confstr", lambda _: None)("CS_PATH") or os.defpath
     for folder in path.split(os.pathsep):
         candidate = os.path.join(folder, name)
-        note_stat(candidate)
+        watch.stat(candidate)
         if candidate == found:
             return
 
 
-def _probe(python: str) -> Target:
-    note_stat(python)  # the target is this interpreter as it is now (pm.base.watch)
+def _probe(python: str, *, watch: Watch = UNWATCHED) -> Target:
+    watch.stat(python)  # the target is this interpreter as it is now (pm.base.watch)
     return _probed(python)
 
 

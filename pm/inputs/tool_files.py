@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pm.base import watch as _watch
 from pm.base.errors import InputError, UsageError, quote
 from pm.base.files import read_text
 from pm.base.tomlfile import load as load_toml
+from pm.base.watch import UNWATCHED, Watch
 
 #: A uv.toml or pip.conf larger than this is refused: both hold a handful of settings.
 MAX_TOOL_CONFIG_BYTES = 256 * 1024
@@ -97,21 +97,21 @@ def uv_toml_files(env: Mapping[str, str]) -> list[Path]:
     return [*reversed(system), _config_home(env) / "uv" / "uv.toml"]
 
 
-def _read(path: Path, required: bool) -> str | None:
+def _read(path: Path, required: bool, *, watch: Watch = UNWATCHED) -> str | None:
     if not required and not os.path.lexists(path):
-        _watch.note_file(path)  # missing: noted, so that creating it is a change
+        watch.file(path)  # missing: noted, so that creating it is a change
         return None
-    return read_text(path, limit=MAX_TOOL_CONFIG_BYTES).text
+    return read_text(path, limit=MAX_TOOL_CONFIG_BYTES, watch=watch).text
 
 
-def pip_conf(env: Mapping[str, str]) -> tuple[Layer, list[str]]:
+def pip_conf(env: Mapping[str, str], *, watch: Watch = UNWATCHED) -> tuple[Layer, list[str]]:
     """What the pip.conf files give (later files and ``[install]`` winning), and warnings."""
     layer: Layer = {}
     warnings: list[str] = []
     chosen = env.get("PIP_CONFIG_FILE")
     required = Path(chosen).expanduser() if chosen else None
     for path in pip_conf_files(env):
-        text = _read(path, required=path == required)
+        text = _read(path, required=path == required, watch=watch)
         if text is not None:
             for section in ("global", "install"):
                 _pip_section(path, _pip_parse(path, text), section, layer, warnings)
@@ -175,13 +175,13 @@ def cert_warning(given: str, env: Mapping[str, str]) -> str | None:
             f"SSL_CERT_DIR, else the system's CAs (SSL_CERT_FILE={bundle} trusts this bundle)")
 
 
-def uv_toml(env: Mapping[str, str]) -> tuple[Layer, list[str]]:
+def uv_toml(env: Mapping[str, str], *, watch: Watch = UNWATCHED) -> tuple[Layer, list[str]]:
     """What the uv.toml files give (the user's over the system's), and warnings."""
     layer: Layer = {}
     warnings: list[str] = []
     required = bool(env.get("UV_CONFIG_FILE"))
     for path in uv_toml_files(env):
-        text = _read(path, required=required)
+        text = _read(path, required=required, watch=watch)
         if text is not None:
             layer.update(_uv_document(path, _toml(path, text), warnings))
     return layer, warnings

@@ -207,7 +207,7 @@ def _label(target: Target) -> str:
 
 
 def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dict[str, Declaration]:
-    from pm.env.plugin_install import fetch_source
+    from pm.env.plugin_fetch import fetch_source
     from pm.inputs.declaration import read_declaration
     from pm.inputs.manifest import read_manifest
 

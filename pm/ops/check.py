@@ -14,6 +14,7 @@ from typing import Any
 
 from pm.base.commands import hermes
 from pm.base.errors import EXIT_NOT_READY, EXIT_OK, PmError
+from pm.base.watch import Watch
 from pm.env import generations
 from pm.env.generations import Generation
 from pm.env.readiness import Readiness
@@ -54,13 +55,13 @@ def check(home: Path, options: Options | None = None, reporter: Reporter = SILEN
 def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Readiness, dict[str, Any] | None]:
     """Judge the selected generation (and the candidate ``name``); finishes the receipt."""
     draft, home = txn.draft, txn.home
-    generation = generations.selected(home)
+    generation = generations.selected(home, watch=txn.watch)
     readiness = judge(txn.gather(), generation)  # the selection as it is; the candidate is judged apart
     draft.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
     if generation is not None:  # what the checked environment holds: every file, for declarative builds
         draft.resolution = generation.record["resolution"]
     draft.record(readiness=readiness.to_json())
-    draft.warnings += _removed_from_catalog(home)
+    draft.warnings += _removed_from_catalog(home, txn.watch)
     ready = readiness.ready
     candidate = None
     if name:
@@ -74,16 +75,16 @@ def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Re
     return readiness, candidate
 
 
-def _removed_from_catalog(home: Path) -> list[str]:
+def _removed_from_catalog(home: Path, watch: Watch) -> list[str]:
     """Installed catalog plugins the catalog has removed since (an offline check: the catalog file
     the home names, else the shipped one)."""
     from pm.env.plugin_install import removed_installed
     from pm.ops.install import catalog_for
 
     try:
-        keep = read_config(home).pm.get("keep_removed") or []
-        catalog = catalog_for(home, fetch=False)  # offline: the live catalog's kept copy, never a request
-        return [*catalog.notes, *removed_installed(home, catalog, tuple(str(k) for k in keep))]
+        keep = read_config(home, watch=watch).pm.get("keep_removed") or []
+        catalog = catalog_for(home, fetch=False, watch=watch)  # offline: the kept copy, never a request
+        return [*catalog.notes, *removed_installed(home, catalog, tuple(str(k) for k in keep), watch=watch)]
     except PmError as exc:
         return [f"the catalog could not be read to check for removed plugins: {exc}"]
 

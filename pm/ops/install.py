@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pm.base.errors import EXIT_OK
 from pm.base.urls import redact_url
+from pm.base.watch import UNWATCHED, Watch
 from pm.env.plugin_install import install as install_files
 from pm.env.plugin_install import remove as remove_files
 from pm.env.plugin_install import sweep
@@ -18,22 +19,22 @@ from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.transaction import Result, Transaction, cache_dir, transaction
 
 
-def catalog_for(home: Path, *, fetch: bool = True) -> Catalog:
+def catalog_for(home: Path, *, fetch: bool = True, watch: Watch = UNWATCHED) -> Catalog:
     """The catalog ``home`` names (``pm.catalog``, relative to the home), else the bundled one;
     with ``pm.catalog_url``, the live catalog's entries over it and every kill list unioned
     (:mod:`pm.inputs.catalog_live`; its notes in ``Catalog.notes``). ``fetch=False``: the kept copy only
     (an offline check never reaches the network)."""
     from pm.inputs.catalog import load_catalog  # read only when installing
 
-    config = read_config(home).pm
+    config = read_config(home, watch=watch).pm
     configured = config.get("catalog")
-    base = load_catalog((home / configured).resolve() if configured else None)
+    base = load_catalog((home / configured).resolve() if configured else None, watch=watch)
     url = config.get("catalog_url")
     if not url:
         return base
     from pm.inputs.catalog_live import combined, live_catalog
 
-    live, notes = live_catalog(str(url), cache_dir(), fetch=fetch)
+    live, notes = live_catalog(str(url), cache_dir(), fetch=fetch, watch=watch)
     return combined(base, live, notes)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags
 
 
@@ -16,11 +17,14 @@ class Options:
     """How to run an operation: the resolution ``flags`` (flag beats environment beats config),
     how long to wait for the home lock (None: ``pm.lock_timeout`` of the home's config, else
     :data:`~pm.base.lock.LOCK_TIMEOUT`), and the ``--home`` to repeat in next steps (``shown_home``;
-    None when the person did not give one, so printed commands act on the default home)."""
+    None when the person did not give one, so printed commands act on the default home), and the
+    ``watch`` every file, folder and program the operation reads is noted in (the evidence a
+    shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing)."""
 
     flags: Flags = field(default_factory=Flags)
     lock_timeout: float | None = None
     shown_home: Path | None = None
+    watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
 
 
 class Reporter(Protocol):

@@ -112,7 +112,8 @@ def _pin_of(record: dict[str, object]) -> str:
 
 def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
            accept: frozenset[str], ask: Ask | None) -> Repin:
-    from pm.env.plugin_install import fetch_source, install
+    from pm.env.plugin_fetch import fetch_source
+    from pm.env.plugin_install import install
     from pm.inputs.declaration import read_declaration
     from pm.inputs.manifest import read_manifest
 

@@ -69,7 +69,7 @@ def obtain(txn: Transaction, inputs: Inputs,
     """The reuse-or-build rule (module docstring). ``resolution`` is called only when a build is
     needed; None from it (a conflict, receipt finished) stops here with None."""
     _remove_incomplete(txn)
-    found = generations.reuse(inputs.home, inputs.fingerprint)
+    found = generations.reuse(inputs.home, inputs.fingerprint, watch=txn.watch)
     if found.current and found.generation is not None:
         return Obtained(found.generation, "current")
     if found.damaged:
@@ -83,7 +83,7 @@ def obtain(txn: Transaction, inputs: Inputs,
 
 
 def _remove_incomplete(txn: Transaction) -> None:
-    removed = generations.remove_incomplete(txn.home, txn.store)
+    removed = generations.remove_incomplete(txn.home, txn.store, watch=txn.watch)
     if removed:
         txn.draft.warnings.append(
             f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")

@@ -21,6 +21,8 @@ from pm.base.errors import InputError, PmError
 from pm.base.lock import LOCK_TIMEOUT, checked_timeout, home_lock
 from pm.base.names import check_name
 from pm.base.store import Store
+from pm.base.uv import uv_version
+from pm.base.watch import Watch
 from pm.env import managed
 from pm.inputs.collect import Inputs, gather
 from pm.inputs.config import read_config
@@ -61,10 +63,15 @@ class Transaction:
     def gather(self, candidate: str | None = None, *, owner: Path | None = None) -> Inputs:
         """Gather the inputs (with ``candidate`` proposed in ``owner``'s config) and start the
         receipt from them; a second call (after config edits) starts it anew."""
-        inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner)
+        inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner, watch=self.watch)
         self.inputs = inputs
         start(self.draft, inputs, self.options.shown_home)
         return inputs
+
+    @property
+    def watch(self) -> Watch:
+        """Where what this operation reads is noted (its options')."""
+        return self.options.watch
 
     @property
     def gathered(self) -> Inputs:
@@ -126,14 +133,14 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     given, a managed environment refuses before anything else. ``lock=False`` for read-only
     operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
     options = options or Options()
-    env_home = environment_home(home)
+    env_home = environment_home(home, watch=options.watch)
     txn = Transaction(env_home, options, reporter, Draft(kind, env_home, candidate=candidate),
                       Store.for_home(env_home))
     try:
         if candidate is not None and kind != "install":  # install's candidate is a source, named later
             check_name(candidate)
         if command is not None:
-            managed.check(env_home, command)
+            managed.check(env_home, command, watch=options.watch)
         with _locked(txn, lock):
             if gather_inputs:
                 txn.gather(candidate)
@@ -142,6 +149,7 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
         txn.finished = None  # a failure after finish() (writing a record, say) is what the receipt says
         txn.fail(exc)
     assert txn.finished is not None, f"operation {kind!r} ended without finishing its receipt"
+    uv_version(watch=options.watch)  # the receipt names it: another uv is another answer
     txn.finished = receipts.write(txn.finished)
     return txn
 
@@ -168,7 +176,7 @@ def _lock_timeout(txn: Transaction) -> float:
     if txn.options.lock_timeout is not None:
         return checked_timeout(txn.options.lock_timeout)
     try:
-        configured = read_config(txn.home).pm.get("lock_timeout")
+        configured = read_config(txn.home, watch=txn.watch).pm.get("lock_timeout")
     except InputError:
         return LOCK_TIMEOUT  # gathering the inputs reports the broken config
     return LOCK_TIMEOUT if configured is None else float(configured)  # checked by read_config

@@ -133,8 +133,8 @@ def from_pm_import(text: str) -> str:
 def dotted(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         old, rest = match.group(2), match.group(3) or ""
-        if old in KEYS and not rest and not match.group(1):
-            return match.group(0)
+        if (old in KEYS or old in PACKAGES) and not rest and not match.group(1):
+            return match.group(0)  # a config key (pm.core), or the new package named in prose (pm.inputs)
         if old in PACKAGES and rest and rest[1:] in submodules(old):
             return match.group(0)
         imported = re.match(r"[ \t]+import[ \t]+(\w+)", match.string[match.end():])

@@ -244,14 +244,14 @@ def test_a_refusal_is_answered_from_memory_while_its_inputs_and_pages_are_unchan
 
 AUDIT = HOOK + r'''
 from pathlib import Path
-from pm.base.watch import watching
+from pm.base.watch import Watch
 from pm.ops.options import Options
 from pm.ops.resolve import resolve
 from pm.inputs.settings import Flags
 home, index, core, lock = sys.argv[1:5]
 flags = Flags(index_url=index, core=core, core_lock=lock)
-with watching() as watch:
-    done = resolve(Path(home), Options(flags=flags))
+watch = Watch()
+done = resolve(Path(home), Options(flags=flags, watch=watch))
 assert done.code == 0, done.receipt.written
 print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed": sorted(listed)}))
 '''

@@ -186,7 +186,7 @@ def test_a_check_with_a_candidate_is_never_answered_from_memory(home: Home) -> N
 
 AUDIT = HOOK + r'''
 from pathlib import Path
-from pm.base.watch import watching
+from pm.base.watch import Watch
 from pm.ops.options import Options
 from pm.inputs.settings import Flags
 command, home, index, core, lock = sys.argv[1:6]
@@ -195,8 +195,8 @@ if command == "sync":
     from pm.ops.sync import sync as run
 else:
     from pm.ops.check import check as run
-with watching() as watch:
-    done = run(Path(home), Options(flags=flags))
+watch = Watch()
+done = run(Path(home), Options(flags=flags, watch=watch))
 assert done.code == 0, done.receipt.written
 print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed": sorted(listed)}))
 '''

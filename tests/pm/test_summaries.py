@@ -35,3 +35,18 @@ def test_no_generation_is_one_line() -> None:
     data = {"generation": None, "readiness": {"ready": False, "plugins": [],
                                               "problems": ["no generation is selected; run `hermes pm sync`"]}}
     assert _summaries.readiness(data) == "not ready: no generation is selected; run `hermes pm sync`"
+
+
+def test_a_refusal_is_worded_once_for_the_cli_and_the_dashboard(capsys) -> None:  # type: ignore[no-untyped-def]
+    """pm.ops.messages writes the sentences; the CLI paints and prints them (the dashboard shows them)."""
+    from pm.ops.messages import failure_said, refusal_lead
+
+    conflict = {"plugins": ["charts", "journal"], "message": "Plugin 'charts' cannot live with plugin(s) 'journal'."}
+    assert refusal_lead(conflict, "charts") == "plugin 'charts' cannot be added"
+    assert refusal_lead(conflict, None) == "the selected plugins cannot live together in one environment"
+    _summaries.tell_refusal(conflict, "charts", [])
+    assert capsys.readouterr().err.splitlines() == ["conflict: plugin 'charts' cannot be added",
+                                                    f"  {conflict['message']}"]
+    assert failure_said("refused", {"message": "refused: managed home"}) == ("refused", "managed home")
+    assert failure_said("failed", {"message": "index down"}) == ("error", "index down")
+    assert failure_said("failed", None) == ("error", "")

@@ -11,23 +11,29 @@ from pm.cli import _resolved, shortcut
 
 
 def observe(*paths: Path) -> dict[str, str | None]:
-    with _watch.watching() as watch:
-        for path in paths:
-            if path.is_dir():
-                _watch.note_folder(path)
-            else:
-                _watch.note_file(path)
-            _watch.note_real(path)
+    watch = _watch.Watch()
+    for path in paths:
+        if path.is_dir():
+            watch.folder(path)
+        else:
+            watch.file(path)
+        watch.real(path)
     return watch.seen
 
 
-def test_nothing_is_noted_outside_a_watch_and_watches_nest(tmp_path: Path) -> None:
-    _watch.note_file(tmp_path / "x")
-    with _watch.watching() as outer:
-        with _watch.watching() as inner:
-            _watch.note_folder(tmp_path)
-        _watch.note_file(tmp_path / "x")
-    assert list(inner.seen) == [f"d:{tmp_path}"] and list(outer.seen) == [f"f:{tmp_path / 'x'}"]
+def test_each_watch_keeps_its_own_and_the_unwatched_keeps_nothing(tmp_path: Path) -> None:
+    """Evidence is passed, not collected in the background: a reader notes in the watch it is
+    given, and a read made for no command (the default) is noted nowhere."""
+    from pm.base.files import read_text
+
+    (tmp_path / "x").write_text("a")
+    one, other = _watch.Watch(), _watch.Watch()
+    read_text(tmp_path / "x", watch=one)
+    other.folder(tmp_path)
+    read_text(tmp_path / "x")
+    _watch.UNWATCHED.file(tmp_path / "x")
+    assert list(one.seen) == [f"f:{tmp_path / 'x'}"] and list(other.seen) == [f"d:{tmp_path}"]
+    assert _watch.UNWATCHED.seen == {}
 
 
 def test_file_bytes_not_times_decide(tmp_path: Path) -> None:
@@ -62,8 +68,8 @@ def test_folder_entries_kinds_and_link_targets_decide(tmp_path: Path) -> None:
 
 
 def test_a_refused_file_never_holds_again(tmp_path: Path) -> None:
-    with _watch.watching() as watch:
-        _watch.note_refused(tmp_path / "huge.yaml")
+    watch = _watch.Watch()
+    watch.refused(tmp_path / "huge.yaml")
     assert not _watch.unchanged(watch.seen)
 
 
@@ -96,16 +102,16 @@ def test_a_resolution_is_rendered_from_its_receipt() -> None:
 
 
 def test_what_cannot_be_looked_at_again_never_holds() -> None:
-    with _watch.watching() as watch:
-        _watch.note_unwatchable("uv python find 3.99")
+    watch = _watch.Watch()
+    watch.unwatchable("uv python find 3.99")
     assert not _watch.unchanged(watch.seen)
 
 
 def test_a_program_made_executable_is_a_change(tmp_path: Path) -> None:
     program = tmp_path / "python3.99"
     program.write_text("")
-    with _watch.watching() as watch:
-        _watch.note_stat(program)
+    watch = _watch.Watch()
+    watch.stat(program)
     program.chmod(0o755)
     assert not _watch.unchanged(watch.seen)
 
@@ -117,8 +123,8 @@ def test_the_default_bundled_folders_are_watched_even_when_absent(tmp_path: Path
     monkeypatch.setattr(discover, "_REPO_BUNDLED", tmp_path / "repo" / "plugins" / "memory")
     monkeypatch.setattr(discover, "_PACKAGED_BUNDLED", tmp_path / "data" / "plugins" / "memory")
     (tmp_path / "data" / "plugins" / "memory").mkdir(parents=True)
-    with _watch.watching() as watch:
-        assert discover.default_bundled() == tmp_path / "data" / "plugins" / "memory"
+    watch = _watch.Watch()
+    assert discover.default_bundled(watch=watch) == tmp_path / "data" / "plugins" / "memory"
     (tmp_path / "repo" / "plugins" / "memory").mkdir(parents=True)
     assert discover.default_bundled() == tmp_path / "repo" / "plugins" / "memory"
     assert not _watch.unchanged(watch.seen)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from pm.env import plugin_install as install_module
+from pm.env import plugin_fetch as fetch_module
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import git, plugin
@@ -202,7 +202,7 @@ def test_an_interrupted_remove_is_finished_by_running_it_again(env: Path, tmp_pa
 KILL_DURING_CHECKOUT = r'''
 import sys
 from pathlib import Path
-from pm.env import plugin_install as install
+from pm.env import plugin_fetch as install
 install.GIT_DEADLINE = 120
 install._run_git(["-c", "core.fsmonitor=" + sys.argv[2], "status"], {"PATH": "/usr/bin:/bin"}, "repo",
                  cwd=Path(sys.argv[1]))
@@ -254,7 +254,7 @@ class _Drip(http.server.BaseHTTPRequestHandler):
 
 
 def test_a_slow_drip_archive_hits_the_deadline_and_frees_the_lock(env: Path, monkeypatch) -> None:
-    monkeypatch.setattr(install_module, "ARCHIVE_DEADLINE", 1.0)
+    monkeypatch.setattr(fetch_module, "ARCHIVE_DEADLINE", 1.0)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -274,7 +274,7 @@ def test_a_slow_drip_archive_hits_the_deadline_and_frees_the_lock(env: Path, mon
 
 def test_an_archive_over_the_size_bound_is_refused_without_holding_it(env: Path, tmp_path: Path,
                                                                       monkeypatch) -> None:
-    monkeypatch.setattr(install_module, "MAX_ARCHIVE_BYTES", 1024)
+    monkeypatch.setattr(fetch_module, "MAX_ARCHIVE_BYTES", 1024)
     big = tmp_path / "big.tar"
     big.write_bytes(b"\0" * 4096)
     home = home_with(env, {"subdir": ".", "source": {"archive": str(big), "sha256": "0" * 64}})
