@@ -118,7 +118,8 @@ def start(draft: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft
     for home in inputs.selection.homes:
         if home.missing_provider is not None and draft.kind != "update":
             draft.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
-                                          "this installs it from the catalog (the agent runs without its memory until then)")
+                                          "this installs it from the catalog (the agent runs without its memory until then)",
+                       aside=True)
     return draft
 
 

@@ -45,16 +45,19 @@ class Draft:
     conflict: dict[str, Any] | None = None
     failure: dict[str, Any] | None = None
     next_steps: list[dict[str, Any]] = field(default_factory=list)
+    asides: list[dict[str, Any]] = field(default_factory=list)  # steps about the home, not this outcome
     generation: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     fields: dict[str, Any] = field(default_factory=dict)  # the operation's own, by record()
 
-    def step(self, command: str, why: str, *, checked: bool | None = None) -> None:
+    def step(self, command: str, why: str, *, checked: bool | None = None, aside: bool = False) -> None:
         """Add a next step (a command runnable exactly as printed, and why); ``checked`` for a
-        remedy: True when pm resolved the set with it applied before printing it."""
-        if all(s["command"] != command for s in self.next_steps):
-            self.next_steps.append({"command": command, "why": why}
-                                   | ({"checked": checked} if checked is not None else {}))
+        remedy: True when pm resolved the set with it applied before printing it. An ``aside`` is
+        about the home rather than this operation's outcome (a configured provider not installed):
+        it comes after the steps that answer the outcome, so a refusal's remedies are read first."""
+        if all(s["command"] != command for s in (*self.next_steps, *self.asides)):
+            (self.asides if aside else self.next_steps).append(
+                {"command": command, "why": why} | ({"checked": checked} if checked is not None else {}))
 
     def record(self, **fields: Any) -> None:
         """The operation's own top-level fields (``message``, ``installed``, ``frozen`` …), each
@@ -88,7 +91,7 @@ class Draft:
             "resolution": self.resolution,
             "conflict": self.conflict,
             "failure": self.failure,
-            "next_steps": list(self.next_steps),
+            "next_steps": [*self.next_steps, *self.asides],
             "generation": self.generation,
             "warnings": list(self.warnings),
             **self.fields,
