@@ -42,9 +42,12 @@ beside this package: ``utils`` (``read_json_or_empty``, ``atomic_json_write``),
 (``get_hermes_home``) and ``tui_gateway.session_workdir``.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing's: `hermes pm sync` reaches pm's shortcut without loading typing (~5 ms)
 if TYPE_CHECKING:
+    from typing import Any
+
     from agent.context import active_home, secret_scope, use_home
     from agent.memory_manager import MemoryManager
     from agent.memory_provider import MemoryProvider, ProviderInitError

@@ -12,11 +12,11 @@ the command's own thread and stops the command, as it should.
 from __future__ import annotations
 
 import contextvars
-import math
-import os
 import threading
 from collections.abc import Callable
 from typing import TypeVar
+
+from pm.base.lock import env_seconds
 
 from .errors import ProviderLoadFailed
 
@@ -28,12 +28,9 @@ TIMEOUT_ENV = "HERMES_PROVIDER_TIMEOUT"
 
 
 def timeout() -> float:
-    """``$HERMES_PROVIDER_TIMEOUT`` when it is a finite positive number, else the default."""
-    try:
-        value = float(os.environ.get(TIMEOUT_ENV, ""))
-    except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if math.isfinite(value) and value > 0 else DEFAULT_TIMEOUT
+    """``$HERMES_PROVIDER_TIMEOUT`` when it is a finite positive number, else the default
+    (:func:`pm.base.lock.env_seconds`, pm's one rule for timeouts)."""
+    return env_seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT)
 
 
 def call(provider: str, failed: str, function: Callable[[], T]) -> T:

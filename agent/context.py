@@ -1,6 +1,6 @@
 """The active home and the secret scope, as context variables.
 
-A *home* is a ``HERMES_HOME`` directory (DESIGN.md: vocabulary); each profile is a home too. Which
+A *home* is a ``HERMES_HOME`` directory (docs/design.md: vocabulary); each profile is a home too. Which
 home the running code serves is not a process-wide global: it is a :class:`contextvars.ContextVar`,
 so two profiles served by two threads of one process never see each other's home.
 

@@ -47,7 +47,7 @@ from agent.memory_setup import (
 from agent.skills import skills_of
 from pm.base.errors import PmError
 from pm.cli._common import add_common, existing_home
-from pm.cli._output import terminal_safe
+from pm.cli._output import configure, terminal_safe
 from pm.cli._parser import Parser
 from pm.cli.resolve import tell_resolved
 from pm.inputs.config import read_config
@@ -79,7 +79,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the parsed ``hermes memory`` command; every deliberate failure becomes a message on
-    stderr and an exit code here."""
+    stderr and an exit code here. ``-q`` and ``-v``/``-vv`` act as on every pm command
+    (:func:`pm.cli._output.configure`: pm's log, with timings, for the admission setup runs)."""
+    configure(quiet=bool(getattr(args, "quiet", False)), verbose=int(getattr(args, "verbose", 0) or 0))
     try:
         home = existing_home(args.home)
         if args.memory_command == "setup":

@@ -39,8 +39,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.checkpoint import run_pre_compress
-from agent.context import active_home, bound_home, use_home
-from agent.logs import log_event
+from agent.context import active_home, use_home
+from agent.memory_membership import (
+    BUILTIN_PROVIDER_NAME,
+    LIVE,
+    LIVE_LOCK,
+    admits_caller,
+    name_of,
+    refusal,
+)
 from agent.memory_provider import (
     InitFailure,
     MemoryProvider,
@@ -56,26 +63,10 @@ __all__ = ["BUILTIN_PROVIDER_NAME", "InitFailure", "MemoryManager", "ProviderIni
 
 logger = logging.getLogger(__name__)
 
-BUILTIN_PROVIDER_NAME = "builtin"
-EVENT_INSTANCE_SHARED = "memory_provider_instance_shared"
-EVENT_REFUSED = "memory_provider_refused"
 EVENT_HOOK_FAILED = "memory_provider_hook_failed"
-EVENT_CALLER_UNRESOLVED = "memory_caller_profile_unresolved"
-EVENT_CALLER_FOREIGN = "memory_caller_profile_mismatch"
 
 T = TypeVar("T")
 Message = dict[str, Any]
-
-_LIVE: weakref.WeakSet[MemoryManager] = weakref.WeakSet()
-_LIVE_LOCK = threading.Lock()
-
-
-def _name_of(provider: object) -> str:
-    try:
-        return str(provider.name)  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - a broken name property must not break logging
-        return type(provider).__name__
-
 
 def _profile_name(home: Path) -> str:
     """``<name>`` for a profile home ``…/profiles/<name>``, else ``"default"``."""
@@ -109,8 +100,8 @@ class MemoryManager:
         self._worker = SerialWorker(f"memory-sync:{self._home.name}")
         weakref.finalize(self, self._worker.close, 0)  # a forgotten manager frees its thread
         self._closed = False
-        with _LIVE_LOCK:
-            _LIVE.add(self)
+        with LIVE_LOCK:
+            LIVE.add(self)
 
     @property
     def home(self) -> Path:
@@ -132,9 +123,9 @@ class MemoryManager:
         :meth:`shutdown_all`. Raises ``TypeError`` for an object that is not a provider."""
         if not isinstance(provider, MemoryProvider):
             raise TypeError(f"expected a MemoryProvider, got {type(provider).__name__}")
-        name = _name_of(provider)
-        with _LIVE_LOCK, self._lock:
-            reason = self._refusal(provider, name)
+        name = name_of(provider)
+        with LIVE_LOCK, self._lock:
+            reason = refusal(self, provider, name, self._providers, closed=self._closed)
             if reason is None:
                 self._providers.append(provider)
         if reason is not None:
@@ -144,35 +135,9 @@ class MemoryManager:
         self._index_tools()
         return True
 
-    def _refusal(self, provider: MemoryProvider, name: str) -> str | None:
-        """Why ``provider`` is refused (already logged), or ``None``. Caller holds both locks."""
-        for other in _LIVE:
-            held = any(p is provider for p in other._providers)
-            if other is not self and not other._closed and held:
-                logger.warning(
-                    "%s: memory provider %r instance is already bound to the manager of %s; "
-                    "refused for %s (each profile needs a fresh instance)",
-                    EVENT_INSTANCE_SHARED, name, other.home, self._home,
-                    extra={"event": EVENT_INSTANCE_SHARED, "provider": name},
-                )
-                return EVENT_INSTANCE_SHARED
-        if self._closed:
-            return self._refuse(name, "the manager is shut down")
-        if any(p is provider or _name_of(p) == name for p in self._providers):
-            return self._refuse(name, "a provider of that name is already added")
-        external = [_name_of(p) for p in self._providers if _name_of(p) != BUILTIN_PROVIDER_NAME]
-        if name != BUILTIN_PROVIDER_NAME and external:
-            return self._refuse(
-                name, f"{external[0]!r} is already the external memory provider (one at a time)"
-            )
-        return None
-
-    def _refuse(self, name: str, why: str) -> str:
-        logger.warning(
-            "%s: memory provider %r refused for %s: %s", EVENT_REFUSED, name, self._home, why,
-            extra={"event": EVENT_REFUSED, "provider": name},
-        )
-        return why
+    def holds(self, provider: object) -> bool:
+        """Whether this manager, not shut down, holds the instance ``provider``."""
+        return not self._closed and any(p is provider for p in self._providers)
 
     # -- calling providers -----------------------------------------------------------------------
 
@@ -194,23 +159,13 @@ class MemoryManager:
         except Exception as exc:
             logger.warning(
                 "%s: memory provider %r failed in %s: %s: %s", EVENT_HOOK_FAILED,
-                _name_of(provider), hook, type(exc).__name__, exc, exc_info=True,
-                extra={"event": EVENT_HOOK_FAILED, "provider": _name_of(provider), "hook": hook},
+                name_of(provider), hook, type(exc).__name__, exc, exc_info=True,
+                extra={"event": EVENT_HOOK_FAILED, "provider": name_of(provider), "hook": hook},
             )
             return default
 
     def _admits_caller(self, hook: str) -> bool:
-        """Whether the calling context may use this profile's providers (module docstring);
-        a refusal is logged (and written to the profile's logs) here."""
-        caller = bound_home()
-        if caller == self._home or (caller is None and not self._multi_profile):
-            return True
-        event = EVENT_CALLER_UNRESOLVED if caller is None else EVENT_CALLER_FOREIGN
-        who = "a caller that names no profile" if caller is None else f"a caller of {caller}"
-        message = f"{hook} refused for {who}: the memory providers of {self._home} serve only that profile"
-        logger.warning("%s: %s", event, message, extra={"event": event, "hook": hook})
-        log_event(self._home, event, message)
-        return False
+        return admits_caller(self._home, hook, multi_profile=self._multi_profile)
 
     def _join_texts(self, hook: str, call: Callable[[MemoryProvider], str]) -> str:
         texts = [self._call(p, hook, call, "", p) for p in self.providers]
@@ -226,10 +181,10 @@ class MemoryManager:
                 tool = schema.get("name") if isinstance(schema, dict) else None
                 if not isinstance(tool, str):
                     logger.warning("memory provider %r declared a tool without a name: %r",
-                                   _name_of(provider), schema)
+                                   name_of(provider), schema)
                 elif tool in tools:
                     logger.warning("memory tool %r of %r is shadowed by %r", tool,
-                                   _name_of(provider), _name_of(tools[tool]))
+                                   name_of(provider), name_of(tools[tool]))
                 else:
                     tools[tool] = provider
                     schemas.append(schema)
@@ -275,7 +230,7 @@ class MemoryManager:
     def _initialize_one(
         self, provider: MemoryProvider, session_id: str, init_kwargs: dict[str, Any]
     ) -> InitFailure | None:
-        name = _name_of(provider)
+        name = name_of(provider)
         try:
             with use_home(self._home):
                 if not provider.is_available():
@@ -299,8 +254,8 @@ class MemoryManager:
                            self._home, self._sync_timeout)
         for provider in reversed(self.providers):
             self._call(provider, "shutdown", provider.shutdown, None)
-        with _LIVE_LOCK:
-            _LIVE.discard(self)
+        with LIVE_LOCK:
+            LIVE.discard(self)
 
     # -- the agent loop's hooks ------------------------------------------------------------------
 
@@ -320,8 +275,8 @@ class MemoryManager:
 
         def one(p: MemoryProvider) -> str:
             text = p.prefetch(query, **accepted_kwargs(p, "prefetch", kw))
-            spill = self._spill.get(_name_of(p))
-            return apply_spill(text, spill, _name_of(p)) if spill and isinstance(text, str) else text
+            spill = self._spill.get(name_of(p))
+            return apply_spill(text, spill, name_of(p)) if spill and isinstance(text, str) else text
 
         return self._join_texts("prefetch", one)
 
@@ -374,7 +329,7 @@ class MemoryManager:
             provider, f"tool {name!r}", provider.handle_tool_call, sentinel, name, args, **call_kw
         )
         if result is sentinel:
-            return _error_result(f"memory provider {_name_of(provider)!r} failed on tool {name!r}")
+            return _error_result(f"memory provider {name_of(provider)!r} failed on tool {name!r}")
         if isinstance(result, str):
             return result
         return json.dumps(result, default=str)
@@ -450,6 +405,6 @@ class MemoryManager:
         if not self._admits_caller("on_memory_write"):
             return
         for p in self.providers:
-            if _name_of(p) != BUILTIN_PROVIDER_NAME:
+            if name_of(p) != BUILTIN_PROVIDER_NAME:
                 kw = accepted_kwargs(p, "on_memory_write", {"metadata": dict(metadata or {})})
                 self._call(p, "on_memory_write", p.on_memory_write, None, action, target, content, **kw)

@@ -15,18 +15,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "plugins" / "memory"
 
 
 def set_config(home: Path, **sections: Any) -> None:
-    """Merge top-level ``sections`` into ``home``'s config.yaml."""
-    path = home / "config.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    data.update(sections)
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    """Set top-level ``sections`` of ``home``'s config.yaml (each replaced whole), read and written
+    the way pm and the host do: the bounded reader, the one editor, under the home lock."""
+    from pm.inputs.config import config_mapping
+    from pm.inputs.config_edit import set_mapping
+    from pm.ops.config_file import edit_config
+
+    edit_config(home, lambda text: set_mapping(text, {**config_mapping(home), **sections}))
 
 
 def _record_line(path: str, data: bytes) -> str:

@@ -3,25 +3,29 @@
 The guide: every write to ``config.yaml`` goes through ``save_config(..., merge_existing=True)``.
 With ``merge_existing`` the given mapping is merged key by key (nested mappings recursively) into
 what the file holds now, so a provider that saves ``{"memory": {"my-provider": {...}}}`` never
-drops another section. Writes are atomic and serialized within the process; the result must still
-be a valid config (:func:`pm.inputs.config.read_config`), else nothing is written.
+drops another section. Writes are atomic and serialized (between threads and, under the home lock,
+between processes); the result must still be a valid config (:func:`pm.inputs.config.read_config`), else
+nothing is written.
+
+Underneath is pm's own reading and writing of config.yaml: the bounded reader
+(:func:`pm.inputs.config.config_mapping`: at most 1 MiB, no alias bomb, a duplicated key refused rather
+than one copy silently dropped) and the one editor (:func:`pm.ops.config_file.edit_config` with
+:func:`pm.inputs.config_edit.set_mapping`): only the keys that change are rewritten, so comments, key
+order and line endings elsewhere in the file stay as they were.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent.context import active_home
 from pm.base.errors import ConfigError
-from pm.base.store import Store
-from pm.inputs.config import CONFIG_NAME, read_config
+from pm.inputs.config import CONFIG_NAME, config_mapping
+from pm.inputs.config_edit import ConfigEditError, set_mapping
 
 __all__ = ["ConfigWriteError", "config_path", "load_config", "save_config"]
 
@@ -43,13 +47,10 @@ def config_path(home: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_config(home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """The whole ``config.yaml`` as a dict (``{}`` when it does not exist)."""
-    path = config_path(home)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    return data if isinstance(data, dict) else {}
+    """The whole ``config.yaml`` as a dict (``{}`` when it does not exist). Read within pm's
+    bounds: a file pm cannot read (too large, not a regular file, invalid YAML, a duplicated key)
+    raises :class:`pm.base.errors.ConfigError` naming the file and the line."""
+    return config_mapping(config_path(home).parent)
 
 
 def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
@@ -66,22 +67,26 @@ def save_config(config: Mapping[str, Any], home: str | os.PathLike[str] | None =
                 merge_existing: bool = True) -> Path:
     """Write ``config`` to ``<home>/config.yaml`` (merged into the current file when
     ``merge_existing``) atomically; returns the path. Raises :class:`ConfigWriteError` when the
-    result is not a valid config."""
+    result is not a valid config, or when the current file cannot be read safely (a duplicated
+    key, for one: refused, never dropped)."""
+    from pm.ops.config_file import edit_config  # the lock and the store: only when writing
+
     path = config_path(home)
+    folder = Path(os.path.abspath(path.parent))
+
+    def edit(text: str) -> str:
+        current = config_mapping(folder)
+        wanted = _merge(current, config) if merge_existing else _plain(config)
+        return set_mapping(text, wanted)
+
     with _LOCK:
-        data = _merge(load_config(path.parent), config) if merge_existing else dict(config)
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _validate(text, path)
-        Store(path.parent).write_bytes(path, text.encode("utf-8"))
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            edit_config(folder, edit)
+        except (ConfigError, ConfigEditError) as exc:
+            raise ConfigWriteError(path, str(exc)) from exc
     return path
 
 
-def _validate(text: str, path: Path) -> None:
-    """pm's own reading of ``text`` as a config, from a scratch folder beside ``path``."""
-    with tempfile.TemporaryDirectory(prefix=".config-check-", dir=path.parent) as scratch:
-        (Path(scratch) / CONFIG_NAME).write_text(text, encoding="utf-8")
-        try:
-            read_config(Path(scratch))
-        except ConfigError as exc:
-            raise ConfigWriteError(path, str(exc)) from exc
+def _plain(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _plain(value) if isinstance(value, Mapping) else value for key, value in config.items()}

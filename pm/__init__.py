@@ -5,10 +5,10 @@ from the floors below it, checked by tests/test_layers.py):
 
 - :mod:`pm.base` — errors, bounded file reading, YAML/TOML, names, store, lock, watch, the uv runner
 - :mod:`pm.index` — package indexes: pages, metadata, HTTP and its cache, find-links, builds
-- :mod:`pm.inputs` — the home read: config, settings, manifests, declarations, discovery,
+- :mod:`pm.inputs.collect` — the home read: config, settings, manifests, declarations, discovery,
   selection, core, target, union, catalog
 - :mod:`pm.resolver` — resolutions, and the proof of a refusal
-- :mod:`pm.records` — receipts and their sections, reused resolutions, frozen locks, exports
+- :mod:`pm.records.sections` — receipts and their sections, reused resolutions, frozen locks, exports
 - :mod:`pm.env` — builds, generations, leases, readiness, plugin installs
 - :mod:`pm.ops` — the operations (resolve, sync, enable/disable, update, install/remove, check, gc):
   one transaction each, one failure vocabulary, printing nothing

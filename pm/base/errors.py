@@ -33,14 +33,20 @@ def quote(value: Any) -> str:
 
 
 class PmError(Exception):
-    """Base of every deliberate pm failure; ``exit_code`` is what the CLI returns."""
+    """Base of every deliberate pm failure. Each class carries what a receipt says of it: its
+    ``kind`` (a stable kebab-case word, the receipt's ``failure.kind``; the schema's enum is
+    generated from these by ``scripts/dev/failure_kinds.py``), its ``outcome`` (``failed`` or
+    ``refused``) and ``exit_code``, what the CLI returns."""
 
+    kind = "error"
+    outcome = "failed"
     exit_code = EXIT_FAILURE
 
 
 class UsageError(PmError):
     """The command line itself is wrong."""
 
+    kind = "usage"
     exit_code = EXIT_USAGE
 
 
@@ -63,6 +69,8 @@ class InputError(PmError):
     Raised after validating a file completely, so one error reports all of its problems.
     """
 
+    kind = "input"
+
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = tuple(problems)
         super().__init__("; ".join(str(p) for p in self.problems))
@@ -75,9 +83,13 @@ class InputError(PmError):
 class ConfigError(InputError):
     """The primary home's ``config.yaml`` cannot be used."""
 
+    kind = "config"
+
 
 class TargetError(PmError):
     """The target interpreter could not be inspected."""
+
+    kind = "target"
 
     def __init__(self, python: str, detail: str) -> None:
         self.python = python

@@ -11,6 +11,7 @@ import fcntl
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +25,8 @@ LOCK_FILE = "lock"
 
 class LockTimeout(PmError):
     """Another pm process held the home lock for longer than the caller would wait."""
+
+    kind = "lock-timeout"
 
     def __init__(self, path: Path, timeout: float, holder: str) -> None:
         self.path = path
@@ -41,21 +44,53 @@ def lock_path(home: Path) -> Path:
 LOCK_TIMEOUT = 600.0
 
 
-def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
-    """``value`` as seconds to wait for the lock; UsageError unless a finite number, 0 or more
-    (``nan`` used to wait forever)."""
+def seconds(value: object, *, positive: bool = False) -> float | None:
+    """``value`` as a number of seconds to wait, or None when it is not one: the one rule for a
+    timeout from config, flags or the environment (finite, 0 or more — more than 0 when
+    ``positive``; ``nan`` used to wait forever, a bool is not a number)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return None if positive and value == 0 else float(value)
+
+
+def env_seconds(variable: str, default: float) -> float:
+    """``$variable`` as a positive number of seconds (:func:`seconds`), else ``default``."""
+    try:
+        value = float(os.environ.get(variable, ""))
+    except ValueError:
+        return default
+    checked = seconds(value, positive=True)
+    return default if checked is None else checked
+
+
+def checked_timeout(value: object, key: str = "--lock-timeout") -> float:
+    """``value`` as seconds to wait for the lock (:func:`seconds`); UsageError naming ``key`` when
+    it is not one."""
+    checked = seconds(value)
+    if checked is None:
         raise UsageError(f"{key}: {quote(value)} is not a number of seconds (a finite number, 0 or more)")
-    return float(value)
+    return checked
+
+
+#: The locks this thread holds: taking one again (the host's save_config inside an operation) is a
+#: no-op instead of a wait on itself.
+_HELD = threading.local()
 
 
 @contextmanager
 def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
               notify: Callable[[str], None] = lambda _: None) -> Iterator[None]:
     """Hold ``<home>/pm/lock`` for the body. Raises LockTimeout after ``timeout`` seconds of
-    waiting, StoreError when the lock cannot be created or opened (an unwritable home)."""
+    waiting, StoreError when the lock cannot be created or opened (an unwritable home). A thread
+    that already holds it holds it again at no cost."""
     timeout = checked_timeout(timeout)
     path = lock_path(home)
+    held: set[Path] | None = getattr(_HELD, "paths", None)
+    if held is None:
+        held = _HELD.paths = set()
+    if path in held:
+        yield
+        return
     store.mkdir(path.parent)
     store.check(path)
     try:
@@ -64,12 +99,14 @@ def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
         raise StoreError(path, f"cannot open the home lock: {exc.strerror or exc}") from exc
     try:
         _acquire(fd, path, home, timeout, notify)
+        held.add(path)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _identity().encode(), 0)
         for folder in (path.parent, path.parent / "receipts"):  # .state.json / .latest.json leftovers
             store.sweep(folder)
         yield
     finally:
+        held.discard(path)
         os.close(fd)
 
 

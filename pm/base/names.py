@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from pm.base.errors import UsageError, quote
 
+#: The host's own memory provider: always there, never installed, never a plugin root.
+BUILTIN_PROVIDER = "builtin"
+
 #: Longest plugin name (each ``/``-separated part); file systems stop at 255 bytes.
 MAX_NAME = 128
 
 
 class BadName(UsageError):
     """A plugin name pm cannot use; ``name`` (bounded in the message) and ``why``."""
+
+    kind = "bad-name"
 
     def __init__(self, name: str, why: str, label: str = "plugin name") -> None:
         self.name = name

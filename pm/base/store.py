@@ -20,6 +20,8 @@ from pm.base.files import temp_beside
 class StoreError(PmError):
     """A write pm refused or could not do; names the path."""
 
+    kind = "store"
+
     def __init__(self, path: Path, detail: str) -> None:
         self.path = path
         self.detail = detail

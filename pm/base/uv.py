@@ -31,6 +31,8 @@ _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 class UvError(PmError):
     """uv is missing or failed; carries the argv and uv's own output."""
 
+    kind = "uv"
+
     def __init__(self, argv: Sequence[str], detail: str, output: str = "") -> None:
         self.argv = tuple(argv)
         self.detail = detail

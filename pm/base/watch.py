@@ -15,14 +15,24 @@ shortcut imports this before anything else of pm.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import stat
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs ~5 ms of start-up: only the type checker reads these
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from hashlib import sha256
+    from typing import Any
+else:  # the builtin sha256: hashlib's OpenSSL loads ~2 ms of libcrypto, which nothing here needs
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; any other Python: hashlib
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
 
 #: The most of one file that is hashed; a bigger file is noted by its size (pm refuses to read
 #: declarations and configs over 1 MiB, so such a file's value is "too big" either way).
@@ -46,7 +56,7 @@ class Watch:
         holds now (None when it cannot be read)."""
         if self.keeps:
             self._note("f:" + os.fspath(path),
-                       lambda: hashlib.sha256(data).hexdigest() if data is not None else file_state(path))
+                       lambda: sha256(data).hexdigest() if data is not None else file_state(path))
 
     def refused(self, path: os.PathLike[str] | str) -> None:
         """``path`` was refused (unreadable, too big, not UTF-8, escaping): nothing decided over a
@@ -113,37 +123,46 @@ UNWATCHED: Watch = _Unwatched()
 
 def unchanged(seen: dict[str, str | None], stamps: dict[str, str] | None = None) -> bool:
     """Whether every observation in ``seen`` would be made the same way now. A file or folder
-    whose stat signature is still the one in ``stamps`` (:func:`vouch`) is not read again."""
+    whose stat signature is still the one in ``stamps`` (:func:`vouch`) is not read again; and
+    where a path really is (``r:``) is looked at last, when the folders proved unchanged that way
+    (which hold no symlink: :func:`vouch`) answer for the paths in them without a look."""
     stamps = stamps or {}
-    reals: dict[str, str] = {}
+    linkless: set[str] = set()
+    real_paths: list[tuple[str, str | None]] = []
     for key, value in seen.items():
         kind, path = key[:2], key[2:]
+        if kind == "r:":
+            real_paths.append((path, value))
+            continue
         if key in stamps and signature(path) == stamps[key]:
+            if kind == "d:":
+                linkless.add(path)
             continue
         look = _LOOKS.get(kind)
-        if kind == "r:":
-            look = functools.partial(_realpath, known=reals)
         if look is None or look(path) != value:
             return False
-    return True
+    reals: dict[str, str] = {}
+    return all(_realpath(path, reals, linkless) == value for path, value in real_paths)
 
 
-def _realpath(path: str, known: dict[str, str]) -> str:
+def _realpath(path: str, known: dict[str, str], linkless: set[str] | frozenset[str] = frozenset()) -> str:
     """``os.path.realpath(path)``, with the folders above it resolved once per look (``known``):
     a home of 200 plugins asks for 400 paths under the same few folders. A path whose last part
-    is no symlink is where its folder really is (resolved the same way), plus that name; anything
-    else is resolved whole."""
+    is no symlink (looked at, or in a folder of ``linkless``, whose entries are proved unchanged
+    and none a symlink) is where its folder really is (resolved the same way), plus that name;
+    anything else is resolved whole."""
     parent, name = os.path.split(path)
     if not os.path.isabs(path) or name in ("", ".", "..") or os.path.normpath(path) != path:
         return os.path.realpath(path)
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
+    if parent not in linkless:
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return os.path.realpath(path)
+        except (OSError, ValueError):
             return os.path.realpath(path)
-    except (OSError, ValueError):
-        return os.path.realpath(path)
     real = known.get(parent)
     if real is None:
-        real = known[parent] = _realpath(parent, known) if parent != path else os.path.realpath(parent)
+        real = known[parent] = _realpath(parent, known, linkless) if parent != path else os.path.realpath(parent)
     return os.path.join(real, name)
 
 
@@ -219,7 +238,7 @@ def file_state(path: os.PathLike[str] | str) -> str | None:
         os.close(fd)
     if len(data) > MAX_HASHED:
         return "too-big"
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def folder_state(path: os.PathLike[str] | str) -> str | None:
@@ -227,7 +246,7 @@ def folder_state(path: os.PathLike[str] | str) -> str | None:
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError:
         return None
-    digest = hashlib.sha256()
+    digest = sha256()
     for entry in entries:
         digest.update(f"{entry.name}\0{_kind(entry)}\0{_target(entry)}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()

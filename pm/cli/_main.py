@@ -20,7 +20,7 @@ from pm.cli._parser import Parser, add_version, hoist_globals
 from pm.inputs.settings import resolve_home
 from pm.ops.receipts import write
 from pm.ops.transaction import fail
-from pm.records.receipt import Receipt
+from pm.records.receipt import Draft
 
 #: name -> (module under pm.cli, attribute in it or "", help, takes resolution options).
 #: Command modules are imported only when that command runs (or for --help), so a no-op
@@ -111,7 +111,7 @@ def dispatch(args: argparse.Namespace, run: Any = None) -> int:
 
 def _failure_receipt(args: argparse.Namespace, exc: PmError) -> None:
     """A failure outside an operation's transaction still leaves a receipt (invariant 9)."""
-    receipt = fail(Receipt(_KINDS.get(args.command, args.command), resolve_home(args.home)), exc)
+    receipt = fail(Draft(_KINDS.get(args.command, args.command), resolve_home(args.home)), exc)
     tell_failed(write(receipt), getattr(args, "json", False))  # scripts reading --json get it as data too
 
 

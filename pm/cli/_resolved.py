@@ -6,26 +6,23 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from pm.cli import _lean
 from pm.cli._output import paint, say, table, terminal_safe
 
 
-def render(data: dict[str, Any]) -> str:
-    """The head line and the package table of a finished receipt that holds a resolution."""
+def render(data: dict[str, Any], *, elapsed: str | None = None) -> str:
+    """The head line and the package table of a finished receipt that holds a resolution (with
+    ``elapsed`` in place of its duration: the shortcut's placeholder)."""
     packages = data["resolution"]["packages"]
     members = len({p["name"] for p in data["inputs"]["plugins"] if p["status"] == "member"})
     target = data["target"]
     head = (f"resolved {len(packages)} packages for core + {members} plugin(s) "
-            f"(Python {target['python']}, {target['platform']}) in {_elapsed(data.get('seconds', 0.0))}"
+            f"(Python {target['python']}, {target['platform']}) in {_lean.elapsed(data.get('seconds', 0.0)) if elapsed is None else elapsed}"
             + (" (inputs unchanged: answered from the last resolve)" if data.get("shortcut") else ""))
     rows = [[p["name"], p["version"], ", ".join(dict.fromkeys(_who(o) for o in p["required_by"]))]
             for p in packages]
     # plugin names come from folder names: escaped, so that none can drive the terminal
     return terminal_safe(head + "\n" + table(rows, ["package", "version", "required by"]))
-
-
-def _elapsed(seconds: float) -> str:
-    """``1.23s``, or ``4 ms`` under a tenth of a second (a shortcut's answer is not "0.00s")."""
-    return f"{seconds * 1000:.0f} ms" if seconds < 0.1 else f"{seconds:.2f}s"
 
 
 def show(data: dict[str, Any], warnings: list[str]) -> None:

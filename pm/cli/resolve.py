@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 
-from pm.base.errors import EXIT_CONFLICT
+from pm.base.errors import EXIT_CONFLICT, PmError
 from pm.base.watch import Watch
 from pm.cli._common import home_of, options_from, shown_home
 from pm.cli._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
@@ -73,7 +73,7 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
             said = [] if refused else list(dict.fromkeys(done.receipt.warnings))  # as the full command prints
             remember(entry_argv, "resolve", seen, written, said, pages, offline=settings.offline,
                      cache_root=cache.root)
-    except MISSES:
+    except (*MISSES, PmError):
         pass
 
 

@@ -1,50 +1,28 @@
-"""``hermes pm scan``: every plugin root, its status and reason, requirements with origins."""
+"""``hermes pm scan``: every plugin root, its status and reason, requirements with origins.
+Parses, runs :func:`pm.ops.scan.scan` and prints its report (``--json``) or a table."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from pm.base.names import printable
 from pm.cli._common import home_of, options_from
 from pm.cli._output import emit_json, paint, table, tell_failed
-from pm.inputs.collect import Inputs, plugin_to_json
+from pm.inputs.collect import Inputs
 from pm.inputs.selection import Status
-from pm.ops.transaction import transaction
-
-
-def report(inputs: Inputs) -> dict[str, Any]:
-    data = inputs.to_receipt()
-    return {
-        "home": str(inputs.home),
-        "target": inputs.target.to_receipt(),
-        "fingerprint": inputs.fingerprint,
-        "core": {
-            "source": inputs.core.source,
-            "lock_source": inputs.core.lock_source,
-            "requirements": data["core"],
-            "lock": data["core_lock"],
-        },
-        "plugins": [plugin_to_json(s) for s in inputs.selection.plugins],
-        "union": [
-            {"requirement": str(t.requirement), "origin": t.origin.to_json()} for t in inputs.union.requirements
-        ],
-        "homes": data["homes"],
-        "notices": data["notices"],
-    }
+from pm.ops.scan import report, scan
 
 
 def run(args: argparse.Namespace) -> int:
-    txn = transaction(home_of(args), "scan", lambda txn: txn.finish("ok", 0), options_from(args), lock=False)
-    if txn.inputs is None:  # the primary config is unreadable
-        tell_failed(txn.receipt, args.json)
-        return txn.receipt.exit_code
-    inputs = txn.inputs
+    result = scan(home_of(args), options_from(args))
+    if result.inputs is None:  # the primary config is unreadable
+        tell_failed(result.receipt, args.json)
+        return result.code
     if args.json:
-        emit_json(report(inputs))
-        return 0
-    print(render(inputs))
-    return 0
+        emit_json(report(result.inputs))
+    else:
+        print(render(result.inputs))
+    return result.code
 
 
 def render(inputs: Inputs) -> str:

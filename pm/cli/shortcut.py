@@ -14,37 +14,47 @@ those observations is made the same way again and every page is still fresh in t
 own max-age (offline: still there) — exactly when the full command would give the same answer —
 and then writes a new receipt (new times, the same findings, ``shortcut``) and prints what the
 full command prints. Anything else (a changed file, a stale page, an unreadable record, another
-command) is a miss: the full command runs, and it decides. Only stdlib modules, :mod:`pm.base.watch`,
-:mod:`pm.base.codekey` and what writing a receipt and printing need are loaded here: this runs before
-the rest of pm is imported.
+command) is a miss: the full command runs, and it decides.
+
+This runs before the rest of pm is imported, and a hit imports almost nothing beyond Python's
+start-up: :mod:`pm.base.watch`, :mod:`pm.base.codekey` and :mod:`pm.cli._lean` (no typing, pathlib, json, re,
+dataclasses or datetime; a resolve's pages load :mod:`pm.index.cache`). So the answer is prepared
+when it is remembered: the record (``marshal``: the builtin serialiser, nothing to import; only
+str, int, bool, None, lists and dicts, in the user's own 0600 cache) holds the new receipt's JSON
+and what the command prints, rendered by the full command's own code, with markers where the new
+times, duration and receipt name go; a hit fills them in and writes the receipt through
+:func:`pm.cli._lean.write`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
+import marshal
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 from pm.base import codekey as _code
 from pm.base import watch as _watch
-from pm.base.errors import EXIT_FAILURE, PmError
+from pm.cli import _lean
+
+TYPE_CHECKING = False  # typing's costs ~5 ms: only the type checker reads these
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+    from typing import Any
 
 #: Bumped when what a record holds, or what it must match, changes.
-FORMAT = 2
-FOLDER = "shortcuts-v1"
+FORMAT = 3
+FOLDER = "shortcuts-v2"
+#: A record's file name: ``<key>.rec``.
+SUFFIX = ".rec"
 #: The commands whose answers are remembered.
 COMMANDS = ("resolve", "sync", "check")
 #: Records kept (the newest); each is a receipt of a few to a few hundred kB.
 KEEP = 64
 
 
-def key(argv: Sequence[str], cache_root: Path, environ: Mapping[str, str] | None = None,
+def key(argv: Sequence[str], cache_root: Path | str, environ: Mapping[str, str] | None = None,
         cwd: str | None = None) -> str:
     """Everything outside the files that can change a resolve's answer or how it is printed, pm's
     own code included (its digest is kept under ``cache_root``). Raises OSError when the working
@@ -53,7 +63,8 @@ def key(argv: Sequence[str], cache_root: Path, environ: Mapping[str, str] | None
     blob = [FORMAT, _code.digest(cache_root), sys.executable, list(argv), os.getcwd() if cwd is None else cwd,
             sorted(environ.items()), _isatty(sys.stdout), _isatty(sys.stderr),
             sys.path, list(sys.flags)]  # python -E, -I, -S or a .pth file: installed metadata read elsewhere
-    return hashlib.sha256(json.dumps(blob).encode("utf-8", "surrogateescape")).hexdigest()
+    # str, int, bool, None and lists or tuples of them: repr is exact, and needs no json
+    return _watch.sha256(repr(blob).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _isatty(stream: Any) -> bool | None:
@@ -66,7 +77,7 @@ def _isatty(stream: Any) -> bool | None:
 
 #: What a damaged record, a vanished working folder or an odd value can raise while it is read and
 #: checked: each is a miss (the full command runs and decides), never a crash.
-MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError, PmError)
+MISSES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError, EOFError)
 
 
 def answer(argv: Sequence[str]) -> int | None:
@@ -78,32 +89,100 @@ def answer(argv: Sequence[str]) -> int | None:
         return _answer(argv)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)  # as the full command says it
-        return EXIT_FAILURE
+        return _lean.EXIT_FAILURE
 
 
 def _answer(argv: Sequence[str]) -> int | None:
     started = time.perf_counter()
     try:
-        from pm.base.cachedir import default_cache_dir
-        from pm.index.cache import Cache
-
-        cache = Cache(default_cache_dir())
-        record = _load(cache.root / FOLDER / f"{key(argv, cache.root)}.json")
-        if record is None or not _still(record, cache):
+        root = _lean.cache_root()
+        record = _load(os.path.join(root, FOLDER, key(argv, root) + SUFFIX))
+        if record is None or record["command"] not in COMMANDS or not _still(record, root):
             return None
-        command, data, said = str(record["command"]), dict(record["receipt"]), [str(w) for w in record["said"]]
-        home = Path(data["home"])
-        if command not in COMMANDS or not home.is_dir():
+        if not os.path.isdir(record["home"]):
             return None
-        code, path, shown = _write(home, command, data, started, json_output="--json" in argv)
+        code, out, err = _write(record, started)
     except MISSES:
         return None
     try:
-        _tell(data, said, path, shown)
+        print(out, end="")  # as the full command printed them: data on stdout, then stderr
+        print(err, end="", file=sys.stderr)
     except BrokenPipeError:  # e.g. `hermes pm resolve --json | head`, as pm.cli._main.dispatch
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        return EXIT_FAILURE
+        return _lean.EXIT_FAILURE
     return code
+
+
+def _load(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as handle:
+            record = marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return None
+    if not all(isinstance(record.get(name), str) for name in _TEXTS) or type(record.get("exit_code")) is not int:
+        return None
+    return record
+
+
+#: The fields of a record that are text (the rest: ``exit_code``, ``seen``, ``stamps``, ``pages``).
+_TEXTS = ("command", "token", "kind", "home", "folder", "file", "out", "err")
+
+
+def _still(record: dict[str, Any], root: str) -> bool:
+    """Every observation made the same way again, every page fresh (or, offline, there)."""
+    seen, stamps, pages = record["seen"], record["stamps"], record["pages"]
+    if not (isinstance(seen, dict) and isinstance(stamps, dict) and isinstance(pages, list)):
+        return False
+    if not _watch.unchanged(seen, stamps):
+        return False
+    if not pages:
+        return True
+    from pathlib import Path  # a resolve's pages: the cache's own reader decides, as the full command's
+
+    from pm.base.errors import PmError
+    from pm.index.cache import Cache
+
+    try:
+        return Cache(Path(root)).pages_current([(str(u), int(s), str(h)) for u, s, h in pages],
+                                               offline=bool(record["offline"]))
+    except PmError:
+        return False
+
+
+def _write(record: dict[str, Any], started: float) -> tuple[int, str, str]:
+    """Write the new receipt (new times, ``shortcut``) and return the exit code and what to print
+    on stdout and stderr. Raises (a miss) before anything is written when the record does not
+    make a receipt."""
+    marks = _Marks(record["token"])
+    started_at = _lean.now()
+    seconds = round(time.perf_counter() - started, 3)
+    name = f"{started_at.replace(':', '').replace('-', '').replace('.', '')}-{record['kind']}-{os.getpid()}.json"
+    values = {marks.started: started_at, marks.finished: _lean.now(), marks.name: name,
+              marks.elapsed: _lean.elapsed(seconds)}
+
+    def filled(text: str) -> str:
+        text = text.replace(f'"{marks.seconds}"', repr(seconds))  # a number in JSON (repr is json's)
+        for mark, value in values.items():
+            text = text.replace(mark, value)
+        return text.replace(marks.seconds, repr(seconds))
+
+    code, folder = record["exit_code"], record["folder"]
+    root = os.path.realpath(os.path.join(record["home"], "pm"))  # where the home's writes may go (pm.base.store)
+    receipt = filled(record["file"]).encode()  # ASCII (json's ensure_ascii); utf-8 needs no codec module
+    _lean.write(root, os.path.join(folder, name), receipt, mode=0o600)  # 0600, as every receipt
+    _lean.write(root, os.path.join(folder, "latest.json"), receipt, mode=0o600)
+    _lean.prune(root, folder)
+    return code, filled(record["out"]), filled(record["err"])
+
+
+class _Marks:
+    """The placeholders of one record (its own random token: no path or message can hold them)."""
+
+    def __init__(self, token: str) -> None:
+        self.started, self.finished, self.seconds, self.name, self.elapsed = (
+            f"@{token}:{what}@" for what in ("started", "finished", "seconds", "name", "elapsed"))
 
 
 def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], written: dict[str, Any],
@@ -111,17 +190,96 @@ def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], wri
     """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
     as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
     cache that cannot be written only costs speed."""
+    from pm.base.errors import PmError
     from pm.base.store import Store
 
-    record = {"format": FORMAT, "command": command, "seen": seen, "stamps": _watch.vouch(seen), "pages": [list(p) for p in pages], "offline": offline,
-              "said": list(said), "receipt": written}
     folder = cache_root / FOLDER
     try:
-        Store(folder).write_bytes(folder / f"{key(argv, cache_root)}.json",  # 0600: it holds a receipt
-                                  json.dumps(record, separators=(",", ":"), default=str).encode(), mode=0o600)
+        record = _record(command, written, said, json_output="--json" in argv)
+        record.update(format=FORMAT, command=command, seen=dict(seen), stamps=_watch.vouch(seen),
+                      pages=[[str(u), int(s), str(h)] for u, s, h in pages], offline=bool(offline))
+        Store(folder).write_bytes(folder / f"{key(argv, cache_root)}{SUFFIX}",  # 0600: it holds a receipt
+                                  marshal.dumps(record), mode=0o600)
         _prune(folder)
-    except MISSES:
+    except (*MISSES, PmError):
         pass
+
+
+def _record(command: str, written: dict[str, Any], said: Sequence[str], *, json_output: bool) -> dict[str, Any]:
+    """The answer of a hit, prepared: the receipt's JSON and what the command prints, with
+    :class:`_Marks` where a hit puts its own times, duration and receipt name."""
+    import json
+    from pathlib import Path
+
+    token = os.urandom(8).hex()
+    marks = _Marks(token)
+    data = json.loads(json.dumps(written, default=str))  # as the receipt file holds it
+    data["started_at"] = marks.started
+    data["seconds"] = marks.seconds
+    if command == "resolve" and not data.get("conflict"):
+        data["reused_resolution"] = True
+    data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
+    data["finished_at"] = marks.finished
+    home = Path(data["home"])
+    folder = home / "pm" / "receipts"
+    out, err = _rendered(command, data, [str(w) for w in said], str(folder / marks.name),
+                         json_output=json_output, elapsed=marks.elapsed)
+    return {"token": token, "kind": str(data["kind"]), "exit_code": int(data["exit_code"]), "home": str(home),
+            "folder": str(folder), "out": out, "err": err,
+            "file": json.dumps(data, separators=(",", ":"), default=str) + "\n"}  # as pm.ops.receipts writes it
+
+
+def _rendered(command: str, data: dict[str, Any], said: list[str], path: str, *, json_output: bool,
+              elapsed: str) -> tuple[str, str]:
+    """What the full command prints (stdout, stderr) for this receipt, by its own code, with the
+    colours the streams it prints to get."""
+    import io
+
+    class Captured(io.StringIO):
+        def __init__(self, stream: Any) -> None:
+            super().__init__()
+            self.tty = bool(_isatty(stream))
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err = Captured(sys.stdout), Captured(sys.stderr)
+    try:
+        _tell(command, data, said, path, json_output=json_output, elapsed=elapsed)
+    finally:
+        sys.stdout, sys.stderr = streams
+    return out.getvalue(), err.getvalue()
+
+
+def _tell(command: str, data: dict[str, Any], said: list[str], path: str, *, json_output: bool,
+          elapsed: str) -> None:
+    """Print the answer as the full command does."""
+    from pm.cli._output import emit_json, paint, say
+
+    if json_output:
+        emit_json(data | {"receipt_path": path})
+        return
+    if data.get("conflict"):
+        from pm.cli._summaries import tell_refusal
+
+        tell_refusal(data["conflict"], data.get("candidate"), list(data.get("next_steps") or []))
+    if command == "resolve" and not data.get("conflict"):
+        from pm.cli._resolved import render
+
+        print(render(data, elapsed=elapsed))
+    elif command == "sync":
+        from pm.cli._summaries import synced
+
+        for line in synced(data):
+            say(line)
+    elif command == "check":
+        from pm.cli._summaries import readiness
+
+        print(readiness(data))
+    for warning in said:
+        say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
+    say(f"receipt: {path}")
 
 
 def remember_plain(args: Any, command: str, seen: dict[str, str | None], written: dict[str, Any] | None,
@@ -139,85 +297,9 @@ def remember_plain(args: Any, command: str, seen: dict[str, str | None], written
 def _prune(folder: Path) -> None:
     """Keep the :data:`KEEP` newest records: the key holds the whole environment, so every new
     terminal session may leave one behind."""
-    records = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if entry.name.endswith(".json")]
+    records = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if entry.name.endswith(SUFFIX)]
     for _, path in sorted(records)[:-KEEP]:
-        with contextlib.suppress(FileNotFoundError):  # another pm pruned it first
+        try:
             os.unlink(path)
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        return None
-    return record
-
-
-def _still(record: dict[str, Any], cache: Any) -> bool:
-    """Every observation made the same way again, every page fresh (or, offline, there)."""
-    try:
-        pages = [(str(url), int(status), str(sha)) for url, status, sha in record["pages"]]
-        stamps = {str(k): str(v) for k, v in dict(record.get("stamps") or {}).items()}
-        return (_watch.unchanged(dict(record["seen"]), stamps)
-                and cache.pages_current(pages, offline=bool(record["offline"])))
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return False
-
-
-def _write(home: Path, command: str, data: dict[str, Any], started: float, *,
-           json_output: bool) -> tuple[int, Path, Shown | None]:
-    """Write the new receipt: its exit code, its path and what to print (None with --json).
-    Raises (a miss) before anything is written when the record does not make a receipt."""
-    from pm.ops.receipts import write_data
-    from pm.records.receipt import now
-
-    data["started_at"] = now()
-    data["seconds"] = round(time.perf_counter() - started, 3)
-    if command == "resolve" and not data.get("conflict"):
-        data["reused_resolution"] = True
-    data["shortcut"] = True  # answered without reading the inputs again: they were checked unchanged
-    data["finished_at"] = now()
-    code, shown = int(data["exit_code"]), None if json_output else _shown(command, data)
-    return code, write_data(home, data), shown  # StoreError: a miss (the full command reports it)
-
-
-#: What a command prints: data for stdout (or None) and lines for stderr, before its warnings.
-Shown = tuple[str | None, list[str]]
-
-
-def _shown(command: str, data: dict[str, Any]) -> Shown:
-    """The same rendering as the full command's, from the receipt."""
-    if command == "resolve" and data.get("conflict"):
-        return None, []  # told by _tell, as the full command tells a refusal
-    if command == "resolve":
-        from pm.cli._resolved import render
-
-        return render(data), []
-    from pm.cli._summaries import readiness, synced
-
-    return (None, synced(data)) if command == "sync" else (readiness(data), [])
-
-
-def _tell(data: dict[str, Any], said: list[str], path: Path, shown: Shown | None) -> None:
-    """Print the answer as the full command does (after the receipt is written, whatever happens
-    while printing is this command's, as in the full command: running that now would write a
-    second receipt and print the answer twice)."""
-    from pm.cli._output import emit_json, paint, say
-
-    if shown is None:
-        emit_json(data | {"receipt_path": str(path)})
-        return
-    out, lines = shown
-    if data.get("conflict"):
-        from pm.cli._summaries import tell_refusal
-
-        tell_refusal(data["conflict"], data.get("candidate"), list(data.get("next_steps") or []))
-    if out is not None:
-        print(out)
-    for line in lines:
-        say(line)
-    for warning in said:
-        say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
-    say(f"receipt: {path}")
+        except FileNotFoundError:  # another pm pruned it first
+            pass

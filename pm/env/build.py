@@ -46,9 +46,14 @@ _HASH_MISMATCH = re.compile(r"hash mismatch", re.IGNORECASE)
 class VerifyError(PmError):
     """A freshly built generation does not hold what was resolved."""
 
+    kind = "verify"
+
 
 class HashMismatch(PmError):
     """uv refused a file whose bytes do not match the sha256 the resolution recorded."""
+
+    kind = "hash-mismatch"
+    outcome = "refused"
 
     def __init__(self, detail: str) -> None:
         self.detail = detail

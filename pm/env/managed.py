@@ -51,6 +51,9 @@ class Manager:
 class Managed(PmError):
     """A mutating command refused because the environment is managed by someone else."""
 
+    kind = "managed"
+    outcome = "refused"
+
     def __init__(self, manager: Manager, command: str) -> None:
         self.manager = manager
         self.command = command

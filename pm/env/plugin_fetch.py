@@ -34,7 +34,8 @@ GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
 
 
 class InstallError(PmError):
-    pass
+    kind = "install"
+    outcome = "refused"
 
 
 

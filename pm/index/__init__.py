@@ -10,8 +10,11 @@
 - :mod:`pm.index.installed` — :class:`InstalledSource`, the distributions of an environment.
 - :mod:`pm.index.multi` — :class:`MultiSource`, several sources as one.
 - :mod:`pm.index.cache` — :class:`Cache`, the on-disk page and metadata cache shared by homes.
-- :mod:`pm.index.http` — :class:`HttpClient` (keep-alive, redirects, timeouts) and
-  :class:`InFlight` (each fetch once, however many threads ask).
+- :mod:`pm.index.http` — :class:`HttpClient` (keep-alive, redirects, retries, timeouts), over
+  :mod:`pm.index.network` (addresses, proxies, credentials, what a network error is called),
+  :mod:`pm.index.responses` (responses, sinks, ``file://``) and :mod:`pm.index.bounds` (how
+  large and how long a body kept in memory may be).
+- :mod:`pm.index.inflight` — :class:`InFlight`: each fetch once, however many threads ask.
 - :mod:`pm.index.concurrency` — how many threads fetch at once: from the cores and the latency.
 
 :func:`open_sources` builds the combination that index settings describe.

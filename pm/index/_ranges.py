@@ -138,11 +138,16 @@ def open_range(client: HttpClient, url: str, *, sink: Sink, limit: int | None,
     return remote
 
 
+def _is_metadata(raw_name: bytes) -> bool:
+    """A central directory name that may be the core metadata (:func:`metadata_entry` decides)."""
+    return raw_name.endswith(b".dist-info/METADATA")
+
+
 def range_metadata(remote: RangeFile, filename: str) -> bytes:
     """The wheel's ``*.dist-info/METADATA`` read out of ``remote`` (its zip directory first)."""
     try:
         directory = find_directory(remote.read, remote.size, tail=remote.tail)
-        entries = members(remote.read(directory.offset, directory.size), directory)
+        entries = members(remote.read(directory.offset, directory.size), directory, wanted=_is_metadata)
         name = metadata_entry((e.name for e in entries), filename.split("-")[0])
         member = next((e for e in entries if e.name == name), None)
         if member is None:

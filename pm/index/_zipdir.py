@@ -125,8 +125,11 @@ def _zip64(read: Read, end_at: int) -> tuple[int, int, int, int]:
     return position, fields[7], fields[8], fields[9]
 
 
-def members(directory_bytes: bytes, directory: Directory) -> list[Member]:
-    """Every entry of a central directory (``directory_bytes`` is all of it)."""
+def members(directory_bytes: bytes, directory: Directory,
+            wanted: Callable[[bytes], bool] | None = None) -> list[Member]:
+    """Every entry of a central directory (``directory_bytes`` is all of it), or those whose raw
+    name is ``wanted``: every entry is still checked, but only those are decoded and built (a
+    wheel of torch or transformers lists thousands of files; its metadata is one of them)."""
     found: list[Member] = []
     at = 0
     for _ in range(directory.entries):
@@ -140,10 +143,11 @@ def members(directory_bytes: bytes, directory: Directory) -> list[Member]:
         offset = fields[16]
         name_at = at + _CENTRAL.size
         raw_name = directory_bytes[name_at:name_at + name_len]
-        extra = directory_bytes[name_at + name_len:name_at + name_len + extra_len]
-        size, compressed, offset = _widen(extra, size, compressed, offset)
-        name = raw_name.decode("utf-8" if flags & 0x800 else "cp437")
-        found.append(Member(name, method, flags, crc, compressed, size, offset + directory.prefix, extra_len))
+        if wanted is None or wanted(raw_name):
+            extra = directory_bytes[name_at + name_len:name_at + name_len + extra_len]
+            size, compressed, offset = _widen(extra, size, compressed, offset)
+            name = raw_name.decode("utf-8" if flags & 0x800 else "cp437")
+            found.append(Member(name, method, flags, crc, compressed, size, offset + directory.prefix, extra_len))
         at = name_at + name_len + extra_len + comment_len
     return found
 

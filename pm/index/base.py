@@ -36,6 +36,8 @@ class IndexFailure(PmError):
     Never a verdict about the requirements: a resolution that meets one fails with exit 1.
     """
 
+    kind = "index"
+
     def __init__(self, url: str, detail: str) -> None:
         self.url = url
         self.detail = detail

@@ -39,6 +39,8 @@ class BuildFailure(IndexFailure):
     message quotes the last lines.
     """
 
+    kind = "build"
+
     def __init__(self, link: FileLink, detail: str, output: str = "") -> None:
         self.package = f"{link.name} {link.version}"
         self.output = output

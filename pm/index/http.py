@@ -1,35 +1,39 @@
-"""A small thread-safe HTTP(S) client on :mod:`http.client`, and in-flight de-duplication.
+"""A small thread-safe HTTP(S) client on :mod:`http.client`.
 
 :class:`HttpClient` keeps one keep-alive connection per thread per host, reconnects once when a
 reused connection turns out dropped, follows redirects, and turns every failure into an
 :class:`IndexFailure` naming the URL with a short detail ("connection refused", "timed out after
-30s", "HTTP 503 Service Unavailable"). :class:`InFlight` runs each keyed fetch once, however many
-threads ask for it, on the caller's thread or on a pool.
+30s", "HTTP 503 Service Unavailable"). Where it connects and with which credentials is
+:mod:`pm.index.network`'s; the bounds on a body kept in memory are :mod:`pm.index.bounds`'; the
+response types and ``file://`` answers are :mod:`pm.index.responses`'. :class:`InFlight`
+(:mod:`pm.index.inflight`) is named here too, for the sources that import it with the client.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import http.client
 import logging
-import math
 import os
-import socket
 import ssl
 import threading
 import time
 import zlib
 from collections.abc import Callable, Collection, Hashable, Mapping
-from concurrent.futures import Executor, Future
-from http import HTTPStatus
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urljoin, urlsplit
 
 from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
+from pm.index.bounds import REQUEST_DEADLINE as REQUEST_DEADLINE
+from pm.index.bounds import _Bound, operation_deadline
+from pm.index.bounds import body_bounds as body_bounds
 from pm.index.concurrency import Latency
+from pm.index.inflight import InFlight as InFlight
+from pm.index.network import _connect, describe, netrc_header, phrase
+from pm.index.network import proxy_for as proxy_for
+from pm.index.network import split_credentials as split_credentials
+from pm.index.responses import CHUNK, BodyTooLarge, Response, Sink, get_file
+from pm.index.responses import HashingSink as HashingSink
 
 if TYPE_CHECKING:
     from pm.index._pool import DaemonPool
@@ -42,7 +46,6 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: Errors that mean "the server closed a kept-alive connection": retry once on a fresh one.
 _DROPPED = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError,
             BrokenPipeError, ConnectionAbortedError)
-_CHUNK = 1 << 16
 #: Answers worth asking again after a pause (as pip and uv do): rate limited, or a server error.
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Connect errors worth asking again: the server or a proxy is restarting, or shed the connection.
@@ -53,49 +56,6 @@ _MAX_PAUSE = 10.0  # a Retry-After longer than this is cut to it
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
-
-
-class Sink(Protocol):
-    """Where a streamed body goes (a binary file, or a hashing wrapper around one)."""
-
-    def write(self, data: bytes, /) -> object: ...
-
-
-class HashingSink:
-    """Writes through to ``file`` (or nowhere) while keeping the sha256 and the size of what went
-    by: a download hashed as it streams, or only hashed."""
-
-    def __init__(self, file: Sink | None = None) -> None:
-        self.file = file
-        self.hash = hashlib.sha256()
-        self.size = 0
-
-    def write(self, data: bytes) -> int:
-        self.hash.update(data)
-        self.size += len(data)
-        if self.file is not None:
-            self.file.write(data)
-        return len(data)
-
-
-class BodyTooLarge(IndexFailure):
-    """A 200 answer larger than the caller's ``limit`` (``size`` None: length not given); unread."""
-
-    def __init__(self, url: str, size: int | None, limit: int) -> None:
-        self.size = size
-        self.limit = limit
-        shown = f"{size} bytes" if size is not None else "of unknown length"
-        super().__init__(url, f"the whole file ({shown}) came instead of a byte range; "
-                              f"not read (limit {limit} bytes)")
-
-
-class Response(NamedTuple):
-    """One final answer: ``headers`` keys are lower case; ``url`` is after redirects."""
-
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-    url: str
 
 
 def make_pool(workers: int) -> DaemonPool:
@@ -187,7 +147,7 @@ class HttpClient:
             _log.debug("GET %s -> %s (%s bytes, %.0f ms)", redact_url(current), status,
                        found.get("content-length", len(body)), (time.monotonic() - started) * 1000)
             if status not in ok:
-                reason = reason or _phrase(status)
+                reason = reason or phrase(status)
                 raise IndexFailure(redact_url(current), f"HTTP {status} {reason}".rstrip())
             return Response(status, found, body, current)
         raise IndexFailure(redact_url(url), f"too many redirects (more than {self.max_redirects})")
@@ -325,10 +285,10 @@ class HttpClient:
                 connection.close()
                 if reused and attempt == 1:
                     continue
-                raise _failure(exc)(redact_url(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact_url(url), describe(exc, self.timeout, host)) from None
             except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                raise _failure(exc)(redact_url(url), _describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact_url(url), describe(exc, self.timeout, host)) from None
         raise AssertionError("unreachable")
 
     def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
@@ -344,7 +304,7 @@ class HttpClient:
         bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends())
         try:
             # read1: what has arrived, so a sink that keeps its own deadline sees a slow drip too
-            while chunk := response.read1(_CHUNK):
+            while chunk := response.read1(CHUNK):
                 data = bound.inflate(decoder, chunk) if bound and decoder else (
                     decoder.decompress(chunk) if decoder else chunk)
                 if bound:
@@ -357,141 +317,8 @@ class HttpClient:
             response.close()
             parts = urlsplit(url)
             raise IndexFailure(redact_url(url), "while reading the body: "
-                               + _describe(exc, self.timeout, parts.hostname or "")) from None
+                               + describe(exc, self.timeout, parts.hostname or "")) from None
         return b"".join(chunks)
-
-
-#: Largest page or metadata body pm keeps in memory, after gzip decoding
-#: (``HERMES_PM_MAX_RESPONSE_BYTES``); PyPI's largest project pages are a few MB.
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-#: Seconds one page or metadata request may take from the request to its last byte
-#: (``HERMES_PM_REQUEST_DEADLINE``): a server dripping one byte at a time cannot hold pm.
-REQUEST_DEADLINE = 300.0
-#: Seconds one operation may spend reading pages and metadata, all requests together
-#: (``HERMES_PM_OPERATION_DEADLINE``).
-OPERATION_DEADLINE = 1800.0
-
-
-def body_bounds() -> tuple[int, float]:
-    """(largest body, deadline in seconds) for bodies kept in memory, from the environment when
-    set there to a positive number, else :data:`MAX_RESPONSE_BYTES` and :data:`REQUEST_DEADLINE`."""
-    return (int(_positive("HERMES_PM_MAX_RESPONSE_BYTES", MAX_RESPONSE_BYTES)),
-            _positive("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE))
-
-
-def _positive(variable: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(variable, ""))
-    except ValueError:
-        return default
-    return value if math.isfinite(value) and value > 0 else default
-
-
-def operation_deadline() -> float:
-    """Seconds one operation may spend reading pages and metadata, all requests together
-    (``HERMES_PM_OPERATION_DEADLINE``, default :data:`OPERATION_DEADLINE`)."""
-    return _positive("HERMES_PM_OPERATION_DEADLINE", OPERATION_DEADLINE)
-
-
-class _Bound:
-    """The size and time a body read into memory may take; raises :class:`IndexFailure`."""
-
-    def __init__(self, url: str, limit: int, deadline: float, operation_ends: float) -> None:
-        self.url, self.limit, self.deadline = url, limit, deadline
-        self.ends = min(time.monotonic() + deadline, operation_ends)
-        self.operation = operation_ends < time.monotonic() + deadline
-        self.seen = 0
-
-    def inflate(self, decoder: Any, chunk: bytes) -> bytes:
-        """Decode ``chunk`` without ever inflating past the size bound (a gzip bomb)."""
-        data = decoder.decompress(chunk, self.limit - self.seen + 1)
-        if decoder.unconsumed_tail:
-            self._refuse(f"larger than {self.limit} bytes once decompressed; not read "
-                         "(raise HERMES_PM_MAX_RESPONSE_BYTES)")
-        return bytes(data)
-
-    def count(self, data: bytes, response: http.client.HTTPResponse) -> None:
-        self.seen += len(data)
-        if self.seen > self.limit:
-            response.close()
-            self._refuse(f"larger than {self.limit} bytes; not read (raise HERMES_PM_MAX_RESPONSE_BYTES)")
-        if time.monotonic() > self.ends:
-            response.close()
-            self._refuse(f"this operation has read the index for longer than {operation_deadline():g}s; given up "
-                         "(raise HERMES_PM_OPERATION_DEADLINE)" if self.operation else
-                         f"still sending after {self.deadline:g}s; given up (raise HERMES_PM_REQUEST_DEADLINE)")
-
-    def _refuse(self, detail: str) -> None:
-        raise IndexFailure(redact_url(self.url), detail)
-
-
-_DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)
-_ADDRESSES: dict[tuple[str, int], list[Any]] = {}
-_ADDRESSES_LOCK = threading.Lock()
-
-
-def _addresses(host: str, port: int) -> list[Any]:
-    """``getaddrinfo`` once per (host, port) per process, one lookup at a time.
-
-    Many fetch threads opening their first connection at once each asked the resolver, and with
-    some resolvers a burst of parallel lookups loses answers: every such connect then waited the
-    resolver's 5 s timeout. Seen against the public file host; one cached lookup removes it."""
-    with _ADDRESSES_LOCK:
-        found = _ADDRESSES.get((host, port))
-        if found is None:
-            found = _ADDRESSES[(host, port)] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
-        return found
-
-
-def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
-             source_address: Any = None) -> socket.socket:
-    """``socket.create_connection`` over the cached addresses (TLS still verifies the host name)."""
-    host, port = address
-    error: OSError | None = None
-    for family, kind, proto, _, target in _addresses(host, port):
-        sock = socket.socket(family, kind, proto)
-        try:
-            if timeout is not _DEFAULT_TIMEOUT:
-                sock.settimeout(timeout)
-            if source_address:
-                sock.bind(source_address)
-            sock.connect(target)
-            return sock
-        except OSError as exc:
-            error = exc
-            sock.close()
-    raise error or OSError(f"cannot connect to {host}:{port}")
-
-
-def get_file(url: str, *, ok: Collection[int] = (200,), sink: Sink | None = None,
-             limit: int | None = None) -> Response:
-    """A ``file://`` URL answered as a static web server would (pip and uv read such indexes):
-    a folder means its ``index.html``; a missing file is a 404; a ``Range`` is ignored (200 with
-    the whole file, so a caller that wanted a range with ``limit`` gets :class:`BodyTooLarge` and
-    reads the whole file, which is local anyway)."""
-    path = Path(unquote(urlsplit(url).path))
-    if path.is_dir():
-        path = path / "index.html"
-    if not path.is_file():
-        if 404 in ok:
-            return Response(404, {}, b"", url)
-        raise IndexFailure(url, "HTTP 404 Not Found (no such file)")
-    size = path.stat().st_size
-    if limit is not None and size > limit:
-        raise BodyTooLarge(url, size, limit)
-    if 200 not in ok:
-        raise IndexFailure(url, "HTTP 200 OK (a file:// URL has no partial answers)")
-    kind = "text/html" if path.suffix in (".html", ".htm") else "application/octet-stream"
-    headers = {"content-length": str(size), "content-type": kind}
-    try:
-        with path.open("rb") as stream:
-            if sink is None:
-                return Response(200, headers, stream.read(), url)
-            while chunk := stream.read(_CHUNK):
-                sink.write(chunk)
-    except OSError as exc:
-        raise IndexFailure(url, f"cannot read {path}: {exc.strerror or exc}") from None
-    return Response(200, headers, b"", url)
 
 
 class _Transient(IndexFailure):
@@ -510,154 +337,3 @@ def _retries_setting() -> int:
             return int(value)
     return DEFAULT_RETRIES
 
-
-def proxy_for(scheme: str, host: str) -> str | None:
-    """The proxy URL the environment names for ``scheme`` (``HTTPS_PROXY``, ``HTTP_PROXY``, or
-    ``ALL_PROXY``, lower case first, as curl, pip and uv read them), or None when there is none
-    or ``NO_PROXY`` covers ``host``. A SOCKS proxy (``socks5://``, ``socks5h://``, ``socks4://``)
-    is an :class:`IndexFailure` naming its variable: pm's client speaks HTTP to proxies only, and
-    going direct instead would ignore what the environment asked."""
-    import urllib.request  # here, not at the top: it loads tempfile, email and more
-
-    proxies = urllib.request.getproxies_environment()
-    proxy = proxies.get(scheme) or proxies.get("all")
-    if not proxy or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
-        return None
-    if proxy.lower().startswith("socks"):
-        raise IndexFailure(f"{scheme}://{host}", f"{_proxy_variable(scheme, proxy)}={redact_url(proxy)} is a SOCKS proxy, "
-                           "which pm's HTTP client cannot use: name an HTTP proxy in "
-                           f"{scheme.upper()}_PROXY, or add {host} to NO_PROXY")
-    return proxy
-
-
-def _proxy_variable(scheme: str, proxy: str) -> str:
-    """Which variable named ``proxy`` for ``scheme``, in the order :func:`proxy_for` reads them."""
-    names = (f"{scheme}_proxy", f"{scheme.upper()}_PROXY", "all_proxy", "ALL_PROXY")
-    return next((name for name in names if os.environ.get(name) == proxy), f"{scheme.upper()}_PROXY")
-
-
-def netrc_header(host: str) -> str | None:
-    """A Basic Authorization value for ``host`` from ``$NETRC`` or ``~/.netrc``, or None (no file,
-    no entry, or a file that does not parse: netrc is a convenience, never a failure)."""
-    path = os.environ.get("NETRC") or os.path.join(os.path.expanduser("~"), ".netrc")
-    if not host or not os.path.isfile(path):
-        return None
-    import netrc
-    try:
-        found = netrc.netrc(path).authenticators(host)
-    except (netrc.NetrcParseError, OSError):
-        return None
-    if found is None:
-        return None
-    login, _, password = found
-    return "Basic " + base64.b64encode(f"{login}:{password or ''}".encode()).decode("ascii")
-
-
-def split_credentials(url: str) -> tuple[str, str | None]:
-    """``(url without user:password@, Basic Authorization header value or None)``."""
-    parts = urlsplit(url)
-    if parts.username is None:
-        return url, None
-    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-    clean = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl()
-    return clean, "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
-def _describe(exc: BaseException, timeout: float, host: str) -> str:
-    """A short, stable sentence for a network exception."""
-    if isinstance(exc, (TimeoutError, socket.timeout)):
-        return f"timed out after {timeout:g}s"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, socket.gaierror):
-        return f"cannot resolve host {host!r} ({exc.strerror or exc})"
-    if isinstance(exc, ssl.SSLCertVerificationError):
-        return (f"TLS certificate verification failed ({exc.verify_message or exc}); pm trusts the CAs of "
-                "SSL_CERT_FILE and SSL_CERT_DIR, else the system's")
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS error ({exc.reason or exc})"
-    if isinstance(exc, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
-                        ConnectionAbortedError, http.client.IncompleteRead)):
-        return "connection closed by the server"
-    if isinstance(exc, zlib.error):
-        return f"invalid gzip body ({exc})"
-    if isinstance(exc, http.client.HTTPException):
-        return f"invalid HTTP response ({type(exc).__name__})"
-    if isinstance(exc, OSError):
-        return f"network error ({exc.strerror or exc})"
-    return str(exc)
-
-
-class _Slot(Generic[V]):
-    __slots__ = ("claimed", "future")
-
-    def __init__(self) -> None:
-        self.claimed = False
-        self.future: Future[V] = Future()
-
-
-class InFlight(Generic[K, V]):
-    """Compute each key once, whoever asks first; everyone else joins that computation.
-
-    Contract: for one key, ``compute`` runs at most once at a time and its result is kept for the
-    life of this object; a failure is delivered to everyone waiting at that moment and then
-    forgotten, so a later :meth:`get` tries again. :meth:`submit` queues work on the executor and
-    returns at once; a :meth:`get` of a key that is queued but not started runs it on the calling
-    thread instead of waiting behind the queue.
-    """
-
-    def __init__(self, executor: Executor | None) -> None:
-        self._executor = executor
-        self._lock = threading.Lock()
-        self._slots: dict[K, _Slot[V]] = {}
-
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        with self._lock:
-            slot = self._slots.get(key)
-            if slot is None:
-                slot = self._slots[key] = _Slot()
-            run, slot.claimed = not slot.claimed, True
-        if run:
-            self._run(key, slot, compute)
-        return slot.future.result()
-
-    def submit(self, key: K, compute: Callable[[], V]) -> None:
-        if self._executor is None:
-            return
-        with self._lock:
-            if key in self._slots:
-                return
-            slot = self._slots[key] = _Slot()
-        try:
-            self._executor.submit(self._claim, key, slot, compute)
-        except RuntimeError:  # the executor was shut down: let a later get() compute it inline
-            with self._lock:
-                if self._slots.get(key) is slot and not slot.claimed:
-                    del self._slots[key]
-
-    def _claim(self, key: K, slot: _Slot[V], compute: Callable[[], V]) -> None:
-        with self._lock:
-            if slot.claimed:
-                return
-            slot.claimed = True
-        self._run(key, slot, compute)
-
-    def _run(self, key: K, slot: _Slot[V], compute: Callable[[], V]) -> None:
-        try:
-            value = compute()
-        except BaseException as exc:
-            with self._lock:
-                if self._slots.get(key) is slot:
-                    del self._slots[key]
-            slot.future.set_exception(exc)
-            if not isinstance(exc, Exception):
-                raise
-        else:
-            slot.future.set_result(value)

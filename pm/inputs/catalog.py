@@ -33,6 +33,9 @@ _ENTRY_KEYS = {"name", "kind", "source", "subdir", "description", "requires_herm
 class CatalogRefusal(PmError):
     """A catalog install that is not allowed (removed, unknown, pin mismatch)."""
 
+    kind = "install"
+    outcome = "refused"
+
 
 @dataclass(frozen=True)
 class Entry:

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pm.base.errors import InputError, PmError, UsageError
+from pm.base.lock import seconds
 from pm.base.urls import redact_url
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.catalog import Catalog, catalog_from_text
@@ -76,9 +77,12 @@ def combined(base: Catalog, live: Catalog | None, notes: list[str]) -> Catalog:
 def _ttl() -> float:
     raw = os.environ.get(_TTL_ENV, "")
     try:
-        return float(raw) if raw else TTL
+        checked = seconds(float(raw)) if raw else TTL
     except ValueError:
-        raise UsageError(f"{_TTL_ENV}={raw!r}: expected seconds") from None
+        checked = None
+    if checked is None:
+        raise UsageError(f"{_TTL_ENV}={raw!r}: expected seconds (a finite number, 0 or more)")
+    return checked
 
 
 def _fetch(url: str) -> bytes:

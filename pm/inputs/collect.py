@@ -43,7 +43,7 @@ class Inputs:
         return matches[0] if matches else None
 
     def to_receipt(self) -> dict[str, Any]:
-        """The ``inputs`` section of a receipt (DESIGN.md, schema 1)."""
+        """The ``inputs`` section of a receipt (docs/design.md, schema 1)."""
         return {
             "fingerprint": self.fingerprint,
             "index": {

@@ -7,7 +7,6 @@ setting.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,8 @@ from typing import Any
 
 from pm.base import yamlfile as _yaml
 from pm.base.errors import ConfigError, InputError, Problem, quote
-from pm.base.files import read_text
+from pm.base.files import TextFile, read_text
+from pm.base.lock import seconds
 from pm.base.watch import UNWATCHED, Watch
 
 CONFIG_NAME = "config.yaml"
@@ -54,13 +54,38 @@ class HomeConfig:
 
 def config_data(home: Path) -> dict[str, Any]:
     """The whole of ``<home>/config.yaml`` as a dict for the host's own sections, read within pm's
-    bounds (a regular file of at most 1 MiB, no alias bomb, no duplicate key); ``{}`` when it is
-    missing or unusable (:func:`read_config` is where a broken config is reported)."""
+    bounds; ``{}`` when it is missing or unusable (:func:`read_config` is where a broken config is
+    reported)."""
     try:
-        data = _yaml.load(read_text(home / CONFIG_NAME, within=home).text)
-    except (InputError, _yaml.Error):
+        return config_mapping(home)
+    except ConfigError:
         return {}
+
+
+def config_mapping(home: Path) -> dict[str, Any]:
+    """The whole of ``<home>/config.yaml`` as a dict, read within pm's bounds (a regular file of at
+    most 1 MiB inside ``home``, no alias bomb, no duplicate key); ``{}`` when it does not exist or
+    holds no mapping. Raises :class:`ConfigError` naming the file when it cannot be read."""
+    path = home / CONFIG_NAME
+    if not path.exists() and not path.is_symlink():
+        return {}
+    data = _mapping(path, _source(path, home))
     return data if isinstance(data, dict) else {}
+
+
+def _source(path: Path, home: Path, watch: Watch = UNWATCHED) -> TextFile:
+    try:
+        return read_text(path, within=home, watch=watch)
+    except InputError as exc:
+        raise ConfigError(list(exc.problems)) from exc
+
+
+def _mapping(path: Path, source: TextFile) -> Any:
+    try:
+        data = _yaml.load(source.text)
+    except _yaml.Error as exc:
+        raise ConfigError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
+    return {} if data is None else data
 
 
 def read_config(home: Path, *, watch: Watch = UNWATCHED) -> HomeConfig:
@@ -69,16 +94,13 @@ def read_config(home: Path, *, watch: Watch = UNWATCHED) -> HomeConfig:
     if not path.exists() and not path.is_symlink():  # a dangling or looping symlink is not "no config"
         watch.file(path)  # no config: creating one is a change (pm.base.watch)
         return HomeConfig(file=path)
-    try:
-        source = read_text(path, within=home, watch=watch)
-    except InputError as exc:
-        raise ConfigError(list(exc.problems)) from exc
-    try:
-        data = _yaml.load(source.text)
-    except _yaml.Error as exc:
-        raise ConfigError.one(path, None, f"is not valid YAML: {_yaml.describe(exc)}") from exc
-    if data is None:
-        data = {}
+    return parse_config(path, _source(path, home, watch))
+
+
+def parse_config(path: Path, source: TextFile) -> HomeConfig:
+    """The config ``source`` holds, as if read from ``path``; :class:`ConfigError` listing every
+    problem (what :func:`read_config` does after reading, and what an editor checks before writing)."""
+    data = _mapping(path, source)
     if not isinstance(data, dict):
         raise ConfigError.one(path, None, f"must be a mapping at the top level, got {type(data).__name__}")
     problems: list[Problem] = []
@@ -149,11 +171,12 @@ def _names(section: dict[str, Any], label: str, key: str, path: Path, problems: 
     return tuple(dict.fromkeys(value))
 
 
-def _bad_value(value: Any) -> str | None:
-    """What a setting of the right type must still be: a list of strings; a finite number >= 0."""
+def _bad_value(key: str, value: Any) -> str | None:
+    """What a setting of the right type must still be: a list of strings; a number of seconds
+    (:func:`pm.base.lock.seconds`, the one rule for timeouts)."""
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         return "a list of strings"
-    if isinstance(value, float | int) and not (math.isfinite(value) and value >= 0):
+    if key == "lock_timeout" and seconds(value) is None:
         return "a finite number, 0 or more"
     return None
 
@@ -173,7 +196,7 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
             names = " or ".join(t.__name__ for t in types)
             problems.append(Problem(path, f"pm.{key}", f"must be {names}, got {quote(value)}"))
             continue
-        bad = _bad_value(value)
+        bad = _bad_value(key, value)
         if bad:
             problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue

@@ -11,6 +11,7 @@ file's shape is beyond what can be edited safely, :class:`ConfigEditError` says 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -22,7 +23,7 @@ from pm.base.errors import PmError
 
 
 class ConfigEditError(PmError):
-    pass
+    kind = "config-edit"
 
 
 _TOP_PLUGINS = re.compile(r"^plugins:\s*(#.*)?$")
@@ -289,3 +290,104 @@ def _set_value(body: str, section: str, key: str, value: str, expected: dict[str
             return "".join(lines)
     lines.insert(start + 1, f"{' ' * indent}{key}: {_scalar(value)}\n")
     return "".join(lines)
+
+
+def set_mapping(text: str, wanted: dict[str, Any]) -> str:
+    """``text`` rewritten to hold ``wanted``, editing only the keys whose values change: a changed
+    key's lines are replaced (nested block mappings key by key), a new key is added at the end of
+    its mapping, a key ``wanted`` lacks is removed; every other line, comments included, stays
+    byte-identical, and BOM and CRLF are kept. When the file's shape is beyond a safe line edit
+    (flow style, complex keys), the document is written whole from ``wanted``, leading comments
+    kept. ``text`` is read within pm's bounds: a duplicated key is a :class:`ConfigEditError`."""
+    bom = _yaml.BOM if text.startswith(_yaml.BOM) else ""
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
+    body = text.removeprefix(bom).replace("\r\n", "\n") if crlf else text.removeprefix(bom)
+    current = _load(body)
+    if current == wanted:
+        return text
+    lines = body.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    new: str | None = None
+    if not _is_flow_document(body):
+        new = "".join(_edit_block(lines, 0, len(lines), 0, current, wanted) or [])
+    if new is None or _load(new) != wanted:
+        lead = list(itertools.takewhile(lambda line: not line.strip() or line.lstrip().startswith("#"), lines))
+        new = "".join(lead) + (_block(wanted) if wanted else "{}\n")
+    return bom + (new.replace("\n", "\r\n") if crlf else new)
+
+
+_KEY = re.compile(r"^( *)([^\s#\-?{\[&*!|>'\"%@`][^:#]*|\"[^\"]*\"|'[^']*'):(?:\s|$)")
+
+
+def _keys(lines: list[str], start: int, end: int, indent: int) -> list[tuple[Any, int, int]] | None:
+    """(key, first line, end line) of each key at ``indent`` in ``lines[start:end]``; None when a
+    line there is not a plain ``key:`` line the editor understands."""
+    found: list[tuple[Any, int, int]] = []
+    for i in range(start, end):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(lines[i]) - len(lines[i].lstrip(" "))
+        if depth > indent or (depth == indent and stripped.startswith("- ") and found):
+            continue  # inside the value of the key before (a sequence may sit at the key's indent)
+        match = _KEY.match(lines[i])
+        if depth < indent or match is None or len(match.group(1)) != indent:
+            return None
+        try:
+            key = _yaml.load(match.group(2) + ": null")
+        except _yaml.Error:
+            return None
+        found.append((next(iter(key)), i, end))
+    spans = []
+    for n, (key, first, _) in enumerate(found):
+        last = found[n + 1][1] if n + 1 < len(found) else end
+        while last > first + 1 and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+            last -= 1  # comments and blank lines before the next key belong to it
+        spans.append((key, first, last))
+    return spans
+
+
+def _edit_block(lines: list[str], start: int, end: int, indent: int, current: dict[str, Any],
+                wanted: dict[str, Any]) -> list[str] | None:
+    """``lines[start:end]`` (a block mapping at ``indent`` holding ``current``) edited to hold
+    ``wanted``; None when the block is beyond a line edit."""
+    spans = _keys(lines, start, end, indent)
+    if spans is None or [key for key, _, _ in spans] != list(current):
+        return None
+    out: list[str] = []
+    position = start
+    for key, first, last in spans:
+        out += lines[position:first]
+        position = last
+        if key not in wanted:
+            continue
+        if wanted[key] == current[key]:
+            out += lines[first:last]
+            continue
+        nested = _edit_value(lines, first, last, indent, current[key], wanted[key])
+        out += nested if nested is not None else _rendered(key, wanted[key], indent)
+    tail = [key for key in wanted if key not in current]
+    content_end = max((last for _, _, last in spans), default=end)
+    out += lines[position:content_end] if position < content_end else []
+    for key in tail:
+        out += _rendered(key, wanted[key], indent)
+    return out + lines[max(position, content_end):end]
+
+
+def _edit_value(lines: list[str], first: int, last: int, indent: int, current: Any, wanted: Any) -> list[str] | None:
+    """The lines of one key whose block-mapping value changes, edited key by key."""
+    if not (isinstance(current, dict) and isinstance(wanted, dict) and current):
+        return None
+    if lines[first].split(":", 1)[1].split("#")[0].strip():
+        return None  # a flow mapping on the key's line
+    children = [line for line in lines[first + 1:last] if line.strip() and not line.lstrip().startswith("#")]
+    inner = len(children[0]) - len(children[0].lstrip(" ")) if children else 0
+    if inner <= indent:
+        return None
+    edited = _edit_block(lines, first + 1, last, inner, current, wanted)
+    return None if edited is None else [lines[first], *edited]
+
+
+def _rendered(key: Any, value: Any, indent: int) -> list[str]:
+    return [" " * indent + line for line in _block({key: value}).splitlines(keepends=True)]

@@ -21,14 +21,10 @@ from packaging.version import InvalidVersion, Version
 
 from pm.base.errors import InputError, Problem
 from pm.base.files import read_text
+from pm.base.tomlfile import load as load_toml
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.declaration import HOST_DISTRIBUTION, project_table
 from pm.inputs.target import running_environment
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 _REPO_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
@@ -114,12 +110,7 @@ def read_lock(path: Path, environment: dict[str, str] | None = None, *, watch: W
 
 
 def _toml_entries(path: Path, text: str, environment: dict[str, str] | None) -> list[tuple[str, Any, Any]]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from exc
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    data = load_toml(path, text)
     entries = []
     for i, package in enumerate(data.get("packages", [])):
         marker = package.get("marker")

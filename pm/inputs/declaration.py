@@ -9,7 +9,6 @@ sidecar-only (:func:`read_declaration` returns None).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,9 @@ from packaging.utils import canonicalize_name
 
 from pm.base.errors import InputError, Problem, quote
 from pm.base.files import TextFile, read_text
+from pm.base.tomlfile import load as load_toml
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.manifest import Manifest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: The host's installed distribution (its requirements are core's by default).
 HOST_DISTRIBUTION = "hermes-pm"
@@ -56,7 +51,7 @@ class Declaration:
 
 
 def read_declaration(root: Path, manifest: Manifest, *, watch: Watch = UNWATCHED) -> Declaration | None:
-    """The declaration at ``root`` per DESIGN.md, or None for a sidecar-only root.
+    """The declaration at ``root`` per docs/design.md, or None for a sidecar-only root.
 
     Raises :class:`InputError` listing every problem of the owning file.
     """
@@ -80,12 +75,7 @@ def read_declaration(root: Path, manifest: Manifest, *, watch: Watch = UNWATCHED
 
 def project_table(source: TextFile) -> dict[str, Any] | None:
     """The ``[project]`` table of a pyproject.toml (None when it has none), checked to be a table."""
-    try:
-        data = tomllib.loads(source.text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(source.path, None, f"is not valid TOML: {exc}") from exc
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(source.path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    data = load_toml(source.path, source.text)
     project = data.get("project")
     if project is None:
         return None

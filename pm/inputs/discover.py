@@ -1,6 +1,6 @@
 """Discovery: enumerate plugin roots from their sources, reading nothing but their files' text.
 
-Sources, in DESIGN.md's order: ``bundled`` (the host's ``plugins/memory/``, or
+Sources, in docs/design.md's order: ``bundled`` (the host's ``plugins/memory/``, or
 ``$HERMES_BUNDLED_PLUGINS``), ``user`` (``<home>/plugins/<name>/`` and
 ``<home>/plugins/<category>/<name>/`` when the category folder has no manifest or pyproject of
 its own), ``project`` (``./.hermes/plugins/<name>/``, only with ``HERMES_ENABLE_PROJECT_PLUGINS=1``).

@@ -61,7 +61,7 @@ class Manifest:
 
 
 def find_manifest(root: Path, *, watch: Watch = UNWATCHED) -> Path | None:
-    """The manifest file of a plugin root, by DESIGN.md's order, or None."""
+    """The manifest file of a plugin root, by docs/design.md's order, or None."""
     watch.folder(root)
     for name in MANIFEST_NAMES:
         candidate = root / name

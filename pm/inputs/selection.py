@@ -19,6 +19,7 @@ from packaging.version import Version
 
 from pm.base.errors import InputError
 from pm.base.files import is_within
+from pm.base.names import BUILTIN_PROVIDER
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.config import HomeConfig, read_config
 from pm.inputs.declaration import HOST_DISTRIBUTIONS
@@ -153,7 +154,10 @@ ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 
 def provides(plugins: list[Plugin], provider: str, *, watch: Watch = UNWATCHED) -> bool:
     """Whether memory provider ``provider`` is installed: a memory plugin root of that name, or an
-    entry point of that name (the host loads those; pm neither discovers nor installs them)."""
+    entry point of that name (the host loads those; pm neither discovers nor installs them), or
+    the host's own ``builtin`` provider."""
+    if provider == BUILTIN_PROVIDER:
+        return True
     return any(p.is_memory and provider in (p.provider_name, p.key) for p in plugins) \
         or provider in _entry_point_providers(watch=watch)
 

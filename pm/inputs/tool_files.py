@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import configparser
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from pm.base.errors import InputError, UsageError, quote
 from pm.base.files import read_text
+from pm.base.tomlfile import load as load_toml
 from pm.base.watch import UNWATCHED, Watch
 
 #: A uv.toml or pip.conf larger than this is refused: both hold a handful of settings.
@@ -188,12 +188,7 @@ def uv_toml(env: Mapping[str, str], *, watch: Watch = UNWATCHED) -> tuple[Layer,
 
 
 def _toml(path: Path, text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    return load_toml(path, text)
 
 
 def _uv_document(path: Path, data: dict[str, Any], warnings: list[str]) -> Layer:

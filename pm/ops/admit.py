@@ -16,26 +16,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pm.base.errors import EXIT_OK, ConfigError, InputError, PmError
-from pm.base.files import read_text
-from pm.base.lock import home_lock
-from pm.base.store import Store
+from pm.base.errors import EXIT_OK
 from pm.inputs.config import CONFIG_NAME, read_config
 from pm.inputs.config_edit import change_list, set_value
 from pm.inputs.selection import candidate_home
 from pm.inputs.settings import environment_home
+from pm.ops.config_file import config_bytes, edit_config, write_config
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import check_candidate, resolve_in, unknown_plugin
 from pm.ops.sync import obtain, select_generation, sync_in
 from pm.ops.transaction import Result, Transaction, transaction
-
-
-class ConfigChanged(PmError):
-    """``config.yaml`` changed on disk while pm was working; nothing was written."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        super().__init__(f"{path} changed while pm was working; nothing was written, retry")
 
 
 def enable(home: Path, name: str, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
@@ -55,8 +45,8 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     before = config_bytes(owner)
     already = txn.gather().find(name)
     inputs = txn.gather(name, owner=owner)
-    txn.receipt.extra["config"] = str(owner / CONFIG_NAME)
-    txn.receipt.extra["config_sha256"] = hashlib.sha256(before).hexdigest()
+    txn.draft.record(config=str(owner / CONFIG_NAME))
+    txn.draft.record(config_sha256=hashlib.sha256(before).hexdigest())
     if already is not None and already.is_member:
         txn.finish("ok", EXIT_OK, f"plugin {name!r} is already enabled")
         return
@@ -77,25 +67,6 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     write_config(owner, before, new_text)
     where = "" if owner == txn.home else f" in profile {owner.name!r}"
     select_generation(txn, obtained, f"plugin {name!r} enabled{where}")
-
-
-def config_bytes(home: Path) -> bytes:
-    """The bytes of ``home``'s config.yaml (``b""`` when there is none), read as pm reads every
-    config: a FIFO, a device or a looping symlink is a ConfigError, never a hang."""
-    path = home / CONFIG_NAME
-    if not path.exists() and not path.is_symlink():
-        return b""
-    try:
-        return read_text(path, within=home).data
-    except InputError as exc:
-        raise ConfigError(list(exc.problems)) from None
-
-
-def write_config(home: Path, before: bytes, text: str) -> None:
-    """Write ``text`` as ``home``'s config.yaml, unless the file changed since ``before`` was read."""
-    if config_bytes(home) != before:
-        raise ConfigChanged(home / CONFIG_NAME)
-    Store(home).write_bytes(home / CONFIG_NAME, text.encode())
 
 
 def _enabled_text(text: str, key: str, owner: Path) -> str:
@@ -131,11 +102,11 @@ def _disable(txn: Transaction, name: str) -> None:
     memory_homes = [h.home for h in inputs.selection.homes if h.config.memory_provider in names]
     edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
     txn.gather()
-    receipt = txn.receipt
-    receipt.extra["disabled"] = found.plugin.key
-    receipt.extra["configs_changed"] = edited
+    draft = txn.draft
+    draft.record(disabled=found.plugin.key)
+    draft.record(configs_changed=edited)
     for where in memory_homes:
-        receipt.warnings.append(
+        draft.warnings.append(
             f"MEMORY PROVIDER {found.plugin.key!r} is memory.provider in {where / CONFIG_NAME}: the agent there "
             f"now runs WITHOUT its memory; set another memory.provider, or run `hermes plugins enable "
             f"{found.plugin.key}` to bring it back")
@@ -161,11 +132,11 @@ def choose_memory_provider(home: Path, name: str) -> str | None:
     """Record ``memory.provider: name`` in ``home``'s config.yaml through the config editor, under
     the environment's home lock (comments and the other lines kept); returns the provider it
     named before (None when unset), or ``name`` itself when nothing changed."""
-    env_home = environment_home(home)
-    with home_lock(env_home, Store.for_home(env_home)):
-        before = config_bytes(home)
-        previous = read_config(home).memory_provider
-        text = set_value(before.decode(), "memory", "provider", name)
-        if text != before.decode():
-            write_config(home, before, text)
-    return previous
+    previous: list[str | None] = []
+
+    def edit(text: str) -> str:
+        previous.append(read_config(home).memory_provider)
+        return set_value(text, "memory", "provider", name)
+
+    edit_config(home, edit)
+    return previous[0]

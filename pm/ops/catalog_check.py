@@ -91,16 +91,18 @@ def catalog_check(home: Path, catalog: Path | None, flags: Flags, python_version
     from pm.inputs.target import target_for
     from pm.ops.install import catalog_for
     from pm.ops.receipts import write
-    from pm.records.receipt import Receipt
+    from pm.records.receipt import Draft
 
     settings = resolve_settings(flags, read_config(home))
     chosen = load_catalog(catalog.resolve()) if catalog is not None else catalog_for(home)
     previous = _merged([_previous(p) for p in changed_since]) if changed_since else None
     report = check_catalog(chosen, settings, target_for(None), python_versions, platforms, previous, shard)
-    receipt = Receipt("catalog-check", home)
-    receipt.extra["catalog_check"] = report.to_json()
-    receipt.finish({EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed"), report.exit_code)
-    report.receipt = write(receipt).path
+    from pm.ops.receipts import tool_facts
+
+    draft = Draft("catalog-check", home)
+    draft.record(catalog_check=report.to_json())
+    outcome = {EXIT_OK: "ok", EXIT_CONFLICT: "conflict"}.get(report.exit_code, "failed")
+    report.receipt = write(draft.finish(outcome, report.exit_code, tool_facts())).path
     return report
 
 

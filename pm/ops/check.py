@@ -54,22 +54,22 @@ def check(home: Path, options: Options | None = None, reporter: Reporter = SILEN
 
 def _check(txn: Transaction, name: str | None, tried: list[Receipt]) -> tuple[Readiness, dict[str, Any] | None]:
     """Judge the selected generation (and the candidate ``name``); finishes the receipt."""
-    receipt, home = txn.receipt, txn.home
+    draft, home = txn.draft, txn.home
     generation = generations.selected(home, watch=txn.watch)
     readiness = judge(txn.gather(), generation)  # the selection as it is; the candidate is judged apart
-    receipt.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
+    draft.generation = generation.to_receipt(selected=True, restart_required=False) if generation else None
     if generation is not None:  # what the checked environment holds: every file, for declarative builds
-        receipt.resolution = generation.record["resolution"]
-    receipt.extra["readiness"] = readiness.to_json()
-    receipt.warnings += _removed_from_catalog(home, txn.watch)
+        draft.resolution = generation.record["resolution"]
+    draft.record(readiness=readiness.to_json())
+    draft.warnings += _removed_from_catalog(home, txn.watch)
     ready = readiness.ready
     candidate = None
     if name:
         candidate = judge_candidate(txn, name, generation, readiness, tried)
-        receipt.extra["readiness"]["candidate"] = candidate
+        draft.record(readiness={"candidate": candidate})
         ready = ready and candidate["ready"]
     if not ready:
-        receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
+        draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                      "build a generation that satisfies every declared requirement")
     txn.finish("ok" if ready else "not-ready", EXIT_OK if ready else EXIT_NOT_READY)
     return readiness, candidate

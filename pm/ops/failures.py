@@ -1,31 +1,10 @@
-"""One failure vocabulary: :func:`failure_of` maps an exception's type to the receipt's failure
-``kind`` and the operation's ``outcome``, whichever operation raised it (sync, enable, disable,
-update, install …), so the same failure reads the same in every receipt.
+"""One failure vocabulary: :func:`failure_of` turns an exception into the receipt's failure
+section, whichever operation raised it (sync, enable, disable, update, install …), so the same
+failure reads the same in every receipt.
 
-=====================================  =================  =========
-exception                              kind               outcome
-=====================================  =================  =========
-:class:`pm.env.managed.Managed`            managed            refused
-:class:`pm.env.build.HashMismatch`         hash-mismatch      refused
-:class:`pm.records.frozen.FileMismatch`        file-mismatch      refused
-:class:`InputsChanged`                 inputs-changed /   refused
-                                       no-inputs
-:class:`NotAdmissible`                 not-admissible     refused
-:class:`StillEnabled`                  still-enabled      refused
-:class:`RemovalRefused`                removal-refused    refused
-:class:`UnmetRequirements`             unmet-requirements refused
-:class:`pm.env.plugin_install.InstallError`,      install            refused
-:class:`pm.inputs.catalog.CatalogRefusal`
-:class:`pm.index.builds.BuildFailure`  build              failed
-:class:`pm.records.recheck.MetadataMismatch`   MetadataMismatch   failed
-:class:`pm.index.base.IndexFailure`    index              failed
-:class:`pm.resolver.TooComplex`        too-complex        failed
-:class:`pm.resolver.MissingProjects`   missing-project    failed
-:class:`pm.resolver.NotOffered`        not-offered        failed
-any other :class:`PmError`             its class name     failed
-=====================================  =================  =========
-
-The exit code is the exception's own (:attr:`PmError.exit_code`).
+Each exception class carries its own ``kind``, ``outcome`` and ``exit_code``
+(:class:`pm.base.errors.PmError`); the receipt schema's enum of failure kinds is generated from them
+(``scripts/dev/failure_kinds.py``), with :data:`OTHER_KINDS`, the kinds no class carries.
 """
 
 from __future__ import annotations
@@ -35,10 +14,17 @@ from typing import Any
 
 from pm.base.errors import PmError
 
+#: Failure kinds no exception class carries as its own: a frozen sync from a file that records no
+#: inputs (an :class:`InputsChanged` instance), a rollback with nothing to go back to (pm.ops.gc).
+OTHER_KINDS = ("no-inputs", "rollback")
+
 
 class InputsChanged(PmError):
     """A frozen sync refused: the home's inputs differ from those FILE was made for (``changes``),
     or FILE records none (``changes`` is None)."""
+
+    kind = "inputs-changed"
+    outcome = "refused"
 
     def __init__(self, label: str, changes: list[str] | None) -> None:
         self.label = label
@@ -56,6 +42,9 @@ class InputsChanged(PmError):
 class NotAdmissible(PmError):
     """A plugin that exists but cannot join the union (invalid, sits out, shadowed …)."""
 
+    kind = "not-admissible"
+    outcome = "refused"
+
     def __init__(self, name: str, status: str, reason: str) -> None:
         self.name = name
         self.status = status
@@ -66,6 +55,9 @@ class NotAdmissible(PmError):
 class StillEnabled(PmError):
     """``plugins remove`` of a plugin that is still enabled somewhere in the environment."""
 
+    kind = "still-enabled"
+    outcome = "refused"
+
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"plugin {name!r} is enabled; run `hermes plugins disable {name}` first, then remove it")
@@ -74,6 +66,9 @@ class StillEnabled(PmError):
 class UnmetRequirements(PmError):
     """A frozen sync with ``--ignore-inputs`` refused: FILE's pins break core's lock or a declared
     range of this home (``unmet``, in words). ``--allow-unmet`` builds them anyway."""
+
+    kind = "unmet-requirements"
+    outcome = "refused"
 
     def __init__(self, label: str, unmet: list[str]) -> None:
         self.label = label
@@ -85,6 +80,9 @@ class UnmetRequirements(PmError):
 class RemovalRefused(PmError):
     """``hermes uninstall`` or ``hermes profile delete`` that cannot go ahead: ``blockers`` say why
     (a running process holds a generation, a profile still has plugins), ``steps`` what to run."""
+
+    kind = "removal-refused"
+    outcome = "refused"
 
     def __init__(self, what: str, blockers: list[str], steps: list[str] | None = None) -> None:
         self.blockers = blockers
@@ -128,42 +126,7 @@ def failure_of(exc: PmError) -> Failure:
 
 
 def _classify(exc: PmError) -> tuple[str, str]:
-    if isinstance(exc, InputsChanged):
-        return exc.kind, "refused"
-    for types, kind, outcome in _table():
-        if isinstance(exc, types):
-            return kind, outcome
-    return type(exc).__name__, "failed"
-
-
-def _table() -> list[tuple[tuple[type[PmError], ...], str, str]]:
-    """In order: the first matching row wins (BuildFailure and MetadataMismatch are IndexFailures)."""
-    from pm.env.build import HashMismatch  # imported only when something failed
-    from pm.env.managed import Managed
-    from pm.env.plugin_install import InstallError
-    from pm.index.base import IndexFailure
-    from pm.index.builds import BuildFailure
-    from pm.inputs.catalog import CatalogRefusal
-    from pm.records.frozen import FileMismatch
-    from pm.records.recheck import MetadataMismatch
-    from pm.resolver import MissingProjects, NotOffered, TooComplex
-
-    return [
-        ((Managed,), "managed", "refused"),
-        ((HashMismatch,), "hash-mismatch", "refused"),
-        ((FileMismatch,), "file-mismatch", "refused"),
-        ((NotAdmissible,), "not-admissible", "refused"),
-        ((StillEnabled,), "still-enabled", "refused"),
-        ((RemovalRefused,), "removal-refused", "refused"),
-        ((UnmetRequirements,), "unmet-requirements", "refused"),
-        ((InstallError, CatalogRefusal), "install", "refused"),
-        ((BuildFailure,), "build", "failed"),
-        ((MetadataMismatch,), "MetadataMismatch", "failed"),
-        ((IndexFailure,), "index", "failed"),
-        ((TooComplex,), "too-complex", "failed"),
-        ((MissingProjects,), "missing-project", "failed"),
-        ((NotOffered,), "not-offered", "failed"),
-    ]
+    return exc.kind, exc.outcome
 
 
 def _extra(exc: PmError) -> dict[str, Any]:

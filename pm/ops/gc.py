@@ -22,7 +22,7 @@ def gc(home: Path, options: Options | None = None, reporter: Reporter = SILENT) 
     """``hermes pm gc``: the receipt lists ``removed``, ``kept`` (id -> why) and ``lapsed_leases``."""
     def work(txn: Transaction) -> None:
         removed, kept, lapsed = collect(txn.home, txn.store)
-        txn.receipt.extra.update(removed=removed, kept=kept, lapsed_leases=lapsed)
+        txn.draft.record(removed=removed, kept=kept, lapsed_leases=lapsed)
         txn.finish("ok", EXIT_OK)
 
     txn = transaction(home, "gc", work, options, reporter, command="gc", gather_inputs=False)
@@ -63,7 +63,7 @@ def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[i
 def _rollback(txn: Transaction) -> int:
     """Select the previous generation if it is intact; otherwise refuse and change nothing.
     The transaction holds the home lock; finishes the receipt."""
-    home, store, receipt = txn.home, txn.store, txn.receipt
+    home, store, draft = txn.home, txn.store, txn.draft
     state = generations.read_state(home)
     target = generations.previous(home)
     if target is None:
@@ -73,16 +73,16 @@ def _rollback(txn: Transaction) -> int:
         damage = target.problems()
         why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
     if target is None or why:
-        receipt.failure = {"kind": "rollback", "message": why, "url": None}
-        receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
+        draft.failure = {"kind": "rollback", "message": why, "url": None}
+        draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                      "build a fresh generation for the current inputs instead")
-        receipt.finish("refused", EXIT_FAILURE)
+        txn.finish("refused", EXIT_FAILURE)
         return EXIT_FAILURE
     generations.select(home, store, target)
-    receipt.generation = target.to_receipt(selected=True, restart_required=True)
-    receipt.extra["message"] = f"generation {target.id} is selected again (was {state.get('selected')})"
-    receipt.warnings += _unmet_after_rollback(home, target)
-    receipt.finish("ok", EXIT_OK)
+    draft.generation = target.to_receipt(selected=True, restart_required=True)
+    draft.record(message=f"generation {target.id} is selected again (was {state.get('selected')})")
+    draft.warnings += _unmet_after_rollback(home, target)
+    txn.finish("ok", EXIT_OK)
     return EXIT_OK
 
 

@@ -42,7 +42,7 @@ def swept(txn: Transaction, home: Path) -> None:
     """Sweep what an interrupted install or remove left under ``home``'s ``plugins/`` (the lock is
     held), and say so in the receipt."""
     if leftovers := sweep(home):
-        txn.receipt.warnings.append("removed what an interrupted install or remove left in "
+        txn.draft.warnings.append("removed what an interrupted install or remove left in "
                                     f"{home / 'plugins'}: {', '.join(leftovers)}")
 
 
@@ -55,10 +55,10 @@ def install(home: Path, source: str, options: Options | None = None, reporter: R
     def work(txn: Transaction) -> None:
         swept(txn, asked)
         catalog = catalog_for(txn.home)
-        txn.receipt.warnings += list(catalog.notes)
+        txn.draft.warnings += list(catalog.notes)
         installed = install_files(asked, source, catalog, force=force)
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
-        txn.receipt.extra.update(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
+        txn.draft.record(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")
 
     txn = transaction(home, "install", work, options, reporter, candidate=redact_url(source), command="plugins-install",
@@ -76,7 +76,7 @@ def remove(home: Path, name: str, options: Options | None = None, reporter: Repo
         if selected is not None and (selected.status.enabled or selected.enabled_but_invalid):
             raise StillEnabled(name)
         path = remove_files(asked, name)
-        txn.receipt.extra["removed"] = str(path)
+        txn.draft.record(removed=str(path))
         txn.finish("ok", EXIT_OK, f"removed {path}")
 
     txn = transaction(home, "remove", work, options, reporter, candidate=name, command="plugins-remove",

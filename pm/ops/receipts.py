@@ -1,5 +1,6 @@
 """Writing finished receipts: atomically, to ``<home>/pm/receipts/<stamp>-<kind>-<pid>.json`` and
-``latest.json``, keeping the last :data:`KEEP`. The one place receipts reach the disk."""
+``latest.json``, keeping the last :data:`KEEP`. The one place receipts reach the disk; and the
+tool facts every receipt carries."""
 
 from __future__ import annotations
 
@@ -17,20 +18,24 @@ KEEP = 50
 
 
 def write(receipt: Receipt) -> Receipt:
-    """Write a finished ``receipt``; its path goes to ``receipt.path``. A write failure becomes a
-    warning in the receipt (the operation's exit code stands), never a lost result. Nothing is
-    written when the home does not exist (a mistyped ``--home`` never creates one)."""
-    data = receipt.written
-    assert data is not None, "finish() the receipt first"
+    """Write a finished ``receipt``; returns it with its path. A write failure becomes a warning in
+    the receipt (the operation's exit code stands), never a lost result. Nothing is written when
+    the home does not exist (a mistyped ``--home`` never creates one)."""
     if not receipt.home.is_dir():
         return receipt
     try:
-        receipt.path = write_data(receipt.home, data)
-    except StoreError as exc:
-        receipt.warnings.append(f"receipt not written: {exc}")  # pm.cli._output.NOT_WRITTEN: the CLI tells it
-        data["warnings"].append(receipt.warnings[-1])
-        receipt.path = None
-    return receipt
+        return receipt.with_path(write_data(receipt.home, receipt.written))
+    except StoreError as exc:  # pm.cli._output.NOT_WRITTEN: the CLI tells it
+        return receipt.with_path(None, f"receipt not written: {exc}")
+
+
+def tool_facts() -> dict[str, Any]:
+    """The receipt's ``tool`` section: pm's version and the version of the uv pm drives (asked
+    once per process, :func:`pm.base.uv.uv_version`)."""
+    from pm import __version__
+    from pm.base.uv import uv_version  # loaded when an operation finishes, not to write a receipt
+
+    return {"name": "hermes-pm", "version": __version__, "uv": uv_version()}
 
 
 def write_data(home: Path, data: dict[str, Any]) -> Path:

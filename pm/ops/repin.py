@@ -32,7 +32,7 @@ from pm.base.errors import PmError
 from pm.inputs.catalog import Catalog, Entry
 from pm.inputs.union import Origin, Tagged
 from pm.ops.transaction import Transaction
-from pm.records.receipt import Receipt
+from pm.records.receipt import Draft
 
 Ask = Callable[[str, list[str]], bool]
 
@@ -160,18 +160,21 @@ def _admission(txn: Transaction, name: str, requirements: tuple[Requirement, ...
     return ""
 
 
-def tell(receipt: Receipt, repins: list[Repin], home_shown: Path | None) -> None:
-    """Warnings and next steps for what happened to each re-pin."""
+def tell(draft: Draft, repins: list[Repin], home_shown: Path | None) -> None:
+    """Warnings and next steps for what happened to each re-pin (``repinned``: those that moved)."""
+    moved = [{"name": r.name, "from": r.old, "to": r.new, "widened": list(r.widened)}
+             for r in repins if r.outcome == "moved"]
+    if moved:
+        draft.record(repinned=moved)
     for repin in repins:
         if repin.outcome == "moved":
-            receipt.extra.setdefault("repinned", []).append(
-                {"name": repin.name, "from": repin.old, "to": repin.new, "widened": list(repin.widened)})
-        elif repin.outcome == "needs-consent":
-            receipt.warnings.append(
+            continue
+        if repin.outcome == "needs-consent":
+            draft.warnings.append(
                 f"plugin {repin.name!r} stays at {repin.old}: its catalog entry moved to {repin.new}, which brings "
                 + "; ".join(repin.widened))
-            receipt.step(hermes("update", "--accept-repin", repin.name, home=home_shown),
+            draft.step(hermes("update", "--accept-repin", repin.name, home=home_shown),
                          f"consent to what the new pin of {repin.name!r} brings, and move it")
         else:
-            receipt.warnings.append(
+            draft.warnings.append(
                 f"plugin {repin.name!r} stays at {repin.old}: the catalog's new pin {repin.new} was refused: {repin.why}")

@@ -14,7 +14,7 @@ from pm.base.errors import EXIT_CONFLICT, EXIT_OK, PmError
 from pm.inputs.collect import Inputs
 from pm.ops.failures import NotAdmissible
 from pm.ops.options import SILENT, Options, Reporter
-from pm.ops.transaction import Result, Transaction, cache_dir, fail, policy_of, source_of, transaction
+from pm.ops.transaction import Result, Transaction, cache_dir, policy_of, source_of, transaction
 
 if TYPE_CHECKING:
     from pm.index.base import Source
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 class UnknownPlugin(PmError):
     """No plugin root of the home or its profiles is called ``name``."""
+
+    kind = "unknown-plugin"
 
     def __init__(self, name: str, home: Path, close: str | None) -> None:
         self.name = name
@@ -41,7 +43,7 @@ def resolve(home: Path, options: Options | None = None, reporter: Reporter = SIL
     ``kind="why"`` with the ``package`` asked about is ``hermes pm why``'s resolve."""
     def work(txn: Transaction) -> Resolution | None:
         if package is not None:
-            txn.receipt.extra["package"] = package
+            txn.draft.record(package=package)
         resolution = resolve_in(txn, candidate)
         if resolution is not None:
             txn.finish("ok", EXIT_OK)
@@ -52,21 +54,21 @@ def resolve(home: Path, options: Options | None = None, reporter: Reporter = SIL
 
 
 def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | None:
-    """Resolve ``txn``'s inputs into its receipt. A conflict finishes the receipt (exit 3, next
+    """Resolve ``txn``'s inputs into its draft. A conflict finishes the receipt (exit 3, next
     steps, loud memory-provider warnings) and returns None; a failure raises (the transaction
-    records it); a resolution is returned with the receipt still open."""
+    records it); a resolution is returned with the draft still open."""
     from pm import resolver  # its names load on first use: a reused resolution needs none of them
     from pm.index.cache import Cache  # the index client loads only when a page must be asked for
     from pm.records.reuse import fresh_resolution, lookup_refusal, refusal_key, resolve_reusing, reuse_key
     from pm.records.sections import resolution_to_json
 
-    inputs, receipt = txn.gathered, txn.receipt
+    inputs, draft = txn.gathered, txn.draft
     started = time.perf_counter()
     proposed = check_candidate(inputs, candidate)
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
-    refused_under = refusal_key(stored, receipt.kind, txn.options.shown_home)
+    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home)
     try:
         resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
         reused = True
@@ -94,12 +96,12 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     except resolver.TooComplex as limit:
         _too_complex(txn, limit)
         return None
-    receipt.resolution = resolution_to_json(resolution)
-    receipt.warnings += list(resolution.warnings)
+    draft.resolution = resolution_to_json(resolution)
+    draft.warnings += list(resolution.warnings)
     _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
               "a stored resolution reused" if reused else "resolved now")
-    receipt.extra["seconds"] = round(time.perf_counter() - started, 3)
-    receipt.extra["reused_resolution"] = reused
+    draft.record(seconds=round(time.perf_counter() - started, 3))
+    draft.record(reused_resolution=reused)
     return resolution
 
 
@@ -107,14 +109,14 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
     from pm.ops.fixes import Tried, checked_fixes, hard_behind_policy
     from pm.records.sections import conflict_steps, conflict_to_json
 
-    receipt = txn.receipt
+    draft = txn.draft
     tried: Tried = {}  # the resolves with builds allowed, shared by the two checks below
     hard = hard_behind_policy(txn.gathered, conflict, policy, source, tried)
     if hard is not None:  # hard before policy: building would not help, so the collision is told
-        receipt.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
+        draft.warnings.append(f"building from source would not help (checked on the static metadata): {conflict}")
         conflict = hard
-    receipt.conflict = conflict_to_json(conflict)
-    admission, home = receipt.kind == "admit", txn.options.shown_home
+    draft.conflict = conflict_to_json(conflict)
+    admission, home = draft.kind == "admit", txn.options.shown_home
     fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source, tried=tried)
     aside = [f for f in fixes if " disable " in f.command]
     steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
@@ -122,10 +124,10 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
     for command, why, checked in [*((f.command, f.why, True) for f in aside), *((c, w, None) for c, w in retry),
                                   *((f.command, f.why, f.checked) for f in fixes if f not in aside),
                                   *((c, w, None) for c, w in steps[len(retry):])]:
-        if not (receipt.kind == "why" and command.startswith("hermes pm why")):  # not itself
-            receipt.step(command, why, checked=checked)
-    receipt.warnings += memory_warnings(txn.gathered, conflict.plugins)
-    receipt.finish("conflict", EXIT_CONFLICT)
+        if not (draft.kind == "why" and command.startswith("hermes pm why")):  # not itself
+            draft.step(command, why, checked=checked)
+    draft.warnings += memory_warnings(txn.gathered, conflict.plugins)
+    txn.finish("conflict", EXIT_CONFLICT)
 
 
 def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) -> None:
@@ -133,10 +135,10 @@ def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) 
     from pm.records.reuse import remember_refusal
 
     pages = getattr(source, "pages_read", None)
-    if not callable(pages) or txn.receipt.conflict is None:
+    if not callable(pages) or txn.draft.conflict is None:
         return
     try:
-        remember_refusal(cache, key, {"conflict": txn.receipt.conflict, "next_steps": txn.receipt.next_steps},
+        remember_refusal(cache, key, {"conflict": txn.draft.conflict, "next_steps": txn.draft.next_steps},
                          pages())
     except (OSError, PmError):
         pass
@@ -145,13 +147,13 @@ def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) 
 def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
     """A stored refusal of these inputs, over unchanged pages: told as it was proved, remedies
     included (they were checked on the same pages)."""
-    receipt = txn.receipt
-    receipt.conflict = refusal["conflict"]
+    draft = txn.draft
+    draft.conflict = refusal["conflict"]
     for step in refusal["next_steps"]:
-        receipt.step(step["command"], step["why"], checked=step.get("checked"))
-    receipt.extra["reused_refusal"] = True
-    receipt.warnings += memory_warnings(txn.gathered, receipt.conflict["plugins"])
-    receipt.finish("conflict", EXIT_CONFLICT)
+        draft.step(step["command"], step["why"], checked=step.get("checked"))
+    draft.record(reused_refusal=True)
+    draft.warnings += memory_warnings(txn.gathered, draft.conflict["plugins"])
+    txn.finish("conflict", EXIT_CONFLICT)
 
 
 def _missing(txn: Transaction, missing: MissingProjects) -> None:
@@ -159,9 +161,9 @@ def _missing(txn: Transaction, missing: MissingProjects) -> None:
     ``missing-project``), never a conflict; its next steps say where to look, then retry."""
     from pm.records.sections import missing_steps
 
-    for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.receipt.kind):
-        txn.receipt.step(command, why)
-    fail(txn.receipt, missing)
+    for command, why in missing_steps(missing, txn.options.shown_home, kind=txn.draft.kind):
+        txn.draft.step(command, why)
+    txn.fail(missing)
 
 
 def _log_pages(source: object) -> None:
@@ -182,22 +184,22 @@ def _unoffered(txn: Transaction, error: NotOffered) -> None:
     given = dict(txn.inputs.settings.sources).get("index_url") if txn.inputs else None
     origin = f"the index URL from {given}" if given else "the index URL is pm's default"
     where = f" (now {', '.join(error.searched)}; {origin})" if error.searched else ""
-    txn.receipt.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
+    txn.draft.step(hermes("pm", "resolve", "--index-url", "URL", home=home),
                      f"try the index that holds the host's pins{where}; then set pm.index_url in config.yaml to keep it")
-    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
-             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
-    txn.receipt.step(hermes(*retry, home=home), "then try again")
-    fail(txn.receipt, error)
+    retry = {"admit": ("plugins", "enable", txn.draft.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.draft.kind, ("pm", "resolve"))
+    txn.draft.step(hermes(*retry, home=home), "then try again")
+    txn.fail(error)
 
 
 def _too_complex(txn: Transaction, limit: TooComplex) -> None:
     """The resolver's round limit: a failure (exit 1, kind ``too-complex``) whose next step is the
     same command with a higher limit; the message names where the rounds went."""
-    retry = {"admit": ("plugins", "enable", txn.receipt.candidate or ""), "sync": ("pm", "sync"),
-             "update": ("update",)}.get(txn.receipt.kind, ("pm", "resolve"))
-    txn.receipt.step(f"HERMES_PM_MAX_ROUNDS={limit.rounds * 5} " + hermes(*retry, home=txn.options.shown_home),
+    retry = {"admit": ("plugins", "enable", txn.draft.candidate or ""), "sync": ("pm", "sync"),
+             "update": ("update",)}.get(txn.draft.kind, ("pm", "resolve"))
+    txn.draft.step(f"HERMES_PM_MAX_ROUNDS={limit.rounds * 5} " + hermes(*retry, home=txn.options.shown_home),
                      "the same, with five times the resolver rounds")
-    fail(txn.receipt, limit)
+    txn.fail(limit)
 
 
 def memory_warnings(inputs: Inputs, plugins: Sequence[str]) -> list[str]:

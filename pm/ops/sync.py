@@ -74,7 +74,7 @@ def obtain(txn: Transaction, inputs: Inputs,
     if found.current and found.generation is not None:
         return Obtained(found.generation, "current")
     if found.damaged:
-        txn.receipt.warnings.append(found.damaged)
+        txn.draft.warnings.append(found.damaged)
     if found.generation is not None:
         return Obtained(found.generation, "reused")
     started = start_generation(txn, inputs)  # the venv is made while the resolver works
@@ -92,7 +92,7 @@ def obtain(txn: Transaction, inputs: Inputs,
 def _remove_incomplete(txn: Transaction) -> None:
     removed = generations.remove_incomplete(txn.home, txn.store, watch=txn.watch)
     if removed:
-        txn.receipt.warnings.append(
+        txn.draft.warnings.append(
             f"removed unfinished generation(s) left by an interrupted run: {', '.join(removed)}")
 
 
@@ -135,9 +135,9 @@ def select_generation(txn: Transaction, obtained: Obtained, message: str | None 
             txn.reporter.progress(f"selecting generation {generation.id}")
             pause_point("select", txn.home, txn.store)
             generations.select(txn.home, txn.store, generation)
-    if txn.receipt.resolution is None:  # a successful receipt lists every file
-        txn.receipt.resolution = generation.record["resolution"]
-    txn.receipt.generation = generation.to_receipt(selected=True, restart_required=how != "current")
+    if txn.draft.resolution is None:  # a successful receipt lists every file
+        txn.draft.resolution = generation.record["resolution"]
+    txn.draft.generation = generation.to_receipt(selected=True, restart_required=how != "current")
     default = {"current": ALREADY, "reused": f"selected generation {generation.id}, already built for these inputs",
                "built": f"built and selected generation {generation.id}"}[how]
     txn.finish("ok", EXIT_OK, message or default)
@@ -154,9 +154,9 @@ def cleaning_up(txn: Transaction) -> Iterator[None]:
         try:
             generations.remove_incomplete(txn.home, txn.store)
         except PmError as cleanup:
-            txn.receipt.warnings.append(f"could not remove the unfinished generation: {cleanup}")
+            txn.draft.warnings.append(f"could not remove the unfinished generation: {cleanup}")
         current = generations.read_state(txn.home).get("selected")
-        txn.receipt.extra["message"] = ("nothing was selected; " + (
+        txn.draft.record(message="nothing was selected; " + (
             f"generation {current} stays selected" if current else "no generation is selected"))
         raise
 
@@ -168,7 +168,7 @@ def _after_a_mismatch(txn: Transaction, failure: PmError) -> None:
     from pm.env.build import HashMismatch
 
     if isinstance(failure, HashMismatch):
-        txn.receipt.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
+        txn.draft.step(hermes("pm", "sync", "--refresh", home=txn.options.shown_home),
                          "ask the index for every page again (it may have fixed the file or its sha256 since the "
                          "cached pages were read), then resolve and build anew")
 
@@ -190,7 +190,7 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     from pm.records.frozen import localize, read_frozen
     from pm.records.sections import resolution_to_json
 
-    inputs, receipt = txn.gathered, txn.receipt
+    inputs, draft = txn.gathered, txn.draft
     _remove_incomplete(txn)
     with cleaning_up(txn):
         frozen = read_frozen(Path(label), inputs.target)
@@ -200,15 +200,15 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     with cleaning_up(txn):
         resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
         _check_offline(inputs, resolution, label)
-    receipt.extra["frozen"]["local_files"] = list(local)
-    receipt.resolution = resolution_to_json(resolution)
-    receipt.warnings += list(resolution.warnings)
+    draft.record(frozen={"local_files": list(local)})
+    draft.resolution = resolution_to_json(resolution)
+    draft.warnings += list(resolution.warnings)
     frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256,
                             settings=replace(inputs.settings,  # the pins' own credentials, for uv's netrc only
                                              index_urls=(*inputs.settings.index_urls, *frozen.credentials)))
     current = generations.selected(inputs.home)
     if current is not None and current.fingerprint == frozen_inputs.fingerprint \
-            and _files_of(current.record["resolution"]) == _files_of(receipt.resolution) and current.intact():
+            and _files_of(current.record["resolution"]) == _files_of(draft.resolution) and current.intact():
         select_generation(txn, Obtained(current, "current"))
         return
     txn.reporter.progress(f"building {len(resolution.pins)} files of {label} ({len(local)} from --find-links folders)")
@@ -222,20 +222,20 @@ def _check_basis(txn: Transaction, frozen: Any, label: str, ignore_inputs: bool)
     from pm.ops.failures import InputsChanged
     from pm.records.frozen import Basis, differences
 
-    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    inputs, draft, home = txn.gathered, txn.draft, txn.options.shown_home
     changes = None if frozen.basis is None else (
         [] if frozen.basis.fingerprint == inputs.fingerprint
         else differences(frozen.basis, Basis.from_inputs(inputs), label))
-    receipt.extra["frozen"] = {"from": str(Path(label).absolute()), "kind": frozen.kind,
-                               "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
-                               "inputs": "unrecorded" if changes is None else "changed" if changes else "match"}
+    draft.record(frozen={"from": str(Path(label).absolute()), "kind": frozen.kind,
+                           "fingerprint": frozen.basis.fingerprint if frozen.basis else None,
+                           "inputs": "unrecorded" if changes is None else "changed" if changes else "match"})
     if changes != [] and not ignore_inputs:
-        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
+        draft.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", home=home),
                      f"build exactly the files of {label} anyway")
         if changes is not None:
-            receipt.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
+            draft.step(hermes("pm", "sync", home=home), "resolve the current inputs instead")
         raise InputsChanged(label, changes)
-    receipt.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
+    draft.warnings += [f"built although the inputs changed (--ignore-inputs): {c}" for c in changes or ()]
     return changes
 
 
@@ -246,16 +246,16 @@ def _check_pins_meet_roots(txn: Transaction, resolution: Resolution, label: str,
     from pm.ops.failures import UnmetRequirements
     from pm.resolver.model import root_requirements, unmet_roots
 
-    inputs, receipt, home = txn.gathered, txn.receipt, txn.options.shown_home
+    inputs, draft, home = txn.gathered, txn.draft, txn.options.shown_home
     unmet = unmet_roots(root_requirements(inputs.union, inputs.target), resolution.pins, label)
     if not unmet:
         return
     if not allow_unmet:
-        receipt.step(hermes("pm", "sync", home=home), "resolve this home's requirements instead")
-        receipt.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", "--allow-unmet", home=home),
+        draft.step(hermes("pm", "sync", home=home), "resolve this home's requirements instead")
+        draft.step(hermes("pm", "sync", "--from", label, "--ignore-inputs", "--allow-unmet", home=home),
                      f"build exactly the files of {label} anyway, knowing the requirements above are broken")
         raise UnmetRequirements(label, unmet)
-    receipt.warnings += [f"built although its pins break this home's requirements (--allow-unmet): {line}"
+    draft.warnings += [f"built although its pins break this home's requirements (--allow-unmet): {line}"
                          for line in unmet]
 
 

@@ -30,7 +30,7 @@ from pm.inputs.settings import Settings, environment_home
 from pm.ops import receipts
 from pm.ops.failures import failure_of
 from pm.ops.options import SILENT, Options, Reporter
-from pm.records.receipt import Receipt
+from pm.records.receipt import Draft, Receipt
 
 if TYPE_CHECKING:
     from pm.index.multi import MultiSource
@@ -40,23 +40,32 @@ if TYPE_CHECKING:
 @dataclass
 class Transaction:
     """The state of one running operation: where (``home``, the environment home), how
-    (``options``, ``reporter``), its ``receipt`` and ``store``, and the ``inputs`` once gathered."""
+    (``options``, ``reporter``), the ``draft`` of its receipt while it works and the ``receipt``
+    :meth:`finish` (or :meth:`fail`) builds of it once, its ``store``, and the ``inputs`` once
+    gathered."""
 
     home: Path
     options: Options
     reporter: Reporter
-    receipt: Receipt
+    draft: Draft
     store: Store
     inputs: Inputs | None = None
     value: Any = None
     stored_under: str | None = None  # the results-cache key of its resolution (pm.records.reuse)
+    finished: Receipt | None = None
+
+    @property
+    def receipt(self) -> Receipt:
+        """The finished receipt (after :meth:`finish` or :meth:`fail`)."""
+        assert self.finished is not None, "finish() the operation first"
+        return self.finished
 
     def gather(self, candidate: str | None = None, *, owner: Path | None = None) -> Inputs:
         """Gather the inputs (with ``candidate`` proposed in ``owner``'s config) and start the
         receipt from them; a second call (after config edits) starts it anew."""
         inputs = gather(self.home, self.options.flags, candidate=candidate, owner=owner, watch=self.watch)
         self.inputs = inputs
-        start(self.receipt, inputs, self.options.shown_home)
+        start(self.draft, inputs, self.options.shown_home)
         return inputs
 
     @property
@@ -70,10 +79,18 @@ class Transaction:
         return self.inputs
 
     def finish(self, outcome: str, code: int, message: str | None = None) -> Receipt:
+        """Build the receipt, once: ``outcome``, ``code`` and (for people) ``message``."""
+        assert self.finished is None, "the receipt is built once"
         if message is not None:
-            self.receipt.extra["message"] = message
-        self.receipt.finish(outcome, code)
-        return self.receipt
+            self.draft.record(message=message)
+        self.finished = self.draft.finish(outcome, code, receipts.tool_facts())
+        return self.finished
+
+    def fail(self, exc: PmError) -> Receipt:
+        """Build the receipt, once, with ``exc`` as its failure (:func:`fail`)."""
+        assert self.finished is None, "the receipt is built once"
+        self.finished = fail(self.draft, exc)
+        return self.finished
 
 
 @dataclass(frozen=True)
@@ -91,18 +108,19 @@ class Result:
         return self.receipt.exit_code
 
 
-def start(receipt: Receipt, inputs: Inputs, shown_home: Path | None = None) -> Receipt:
-    """Fill the receipt's target, inputs and the selection's notices from ``inputs``; a configured
+def start(draft: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft:
+    """Fill the draft's target, inputs and the selection's notices from ``inputs``; a configured
     memory provider that is not installed is also a next step (``hermes update``, with
     ``shown_home``)."""
-    receipt.target = inputs.target.to_receipt()
-    receipt.inputs = inputs.to_receipt()
-    receipt.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    draft.target = inputs.target.to_receipt()
+    draft.inputs = inputs.to_receipt()
+    draft.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
     for home in inputs.selection.homes:
-        if home.missing_provider is not None and receipt.kind != "update":
-            receipt.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
-                                          "this installs it from the catalog (the agent runs without its memory until then)")
-    return receipt
+        if home.missing_provider is not None and draft.kind != "update":
+            draft.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
+                                          "this installs it from the catalog (the agent runs without its memory until then)",
+                       aside=True)
+    return draft
 
 
 def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], options: Options | None = None,
@@ -117,7 +135,7 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
     operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
     options = options or Options()
     env_home = environment_home(home, watch=options.watch)
-    txn = Transaction(env_home, options, reporter, Receipt(kind, env_home, candidate=candidate),
+    txn = Transaction(env_home, options, reporter, Draft(kind, env_home, candidate=candidate),
                       Store.for_home(env_home))
     try:
         if candidate is not None and kind != "install":  # install's candidate is a source, named later
@@ -129,20 +147,20 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
                 txn.gather(candidate)
             txn.value = work(txn)
     except PmError as exc:
-        fail(txn.receipt, exc)
-    assert txn.receipt.finished, f"operation {kind!r} ended without finishing its receipt"
+        txn.finished = None  # a failure after finish() (writing a record, say) is what the receipt says
+        txn.fail(exc)
+    assert txn.finished is not None, f"operation {kind!r} ended without finishing its receipt"
     uv_version(watch=options.watch)  # the receipt names it: another uv is another answer
-    receipts.write(txn.receipt)
+    txn.finished = receipts.write(txn.finished)
     return txn
 
 
-def fail(receipt: Receipt, exc: PmError) -> Receipt:
-    """Finish ``receipt`` with ``exc`` as its failure (:func:`failure_of`)."""
+def fail(draft: Draft, exc: PmError) -> Receipt:
+    """The receipt of ``draft`` with ``exc`` as its failure (:func:`failure_of`)."""
     failure = failure_of(exc)
-    receipt.failure = failure.section
-    receipt.extra.update(failure.extra)
-    receipt.finish(failure.outcome, failure.exit_code)
-    return receipt
+    draft.failure = failure.section
+    draft.record(**failure.extra)
+    return draft.finish(failure.outcome, failure.exit_code, receipts.tool_facts())
 
 
 @contextlib.contextmanager
@@ -162,7 +180,7 @@ def _lock_timeout(txn: Transaction) -> float:
         configured = read_config(txn.home, watch=txn.watch).pm.get("lock_timeout")
     except InputError:
         return LOCK_TIMEOUT  # gathering the inputs reports the broken config
-    return LOCK_TIMEOUT if configured is None else checked_timeout(configured, "pm.lock_timeout")
+    return LOCK_TIMEOUT if configured is None else float(configured)  # checked by read_config
 
 
 def policy_of(inputs: Inputs) -> Policy:

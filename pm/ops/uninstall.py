@@ -43,6 +43,7 @@ _KEPT_IN_PM = frozenset({"receipts", LOCK_FILE})
 
 
 class NoSuchProfile(PmError):
+    kind = "no-such-profile"
     def __init__(self, primary: Path, name: str, known: list[str]) -> None:
         self.name = name
         super().__init__(f"no profile {name!r} under {primary / 'profiles'} (profiles: {', '.join(known) or 'none'})")
@@ -119,7 +120,7 @@ def uninstall(home: Path, options: Options | None = None, reporter: Reporter = S
         if not dry_run:
             for path in plan.remove:
                 txn.store.remove_tree(path)
-            txn.receipt.step(hermes("pm", "sync", home=txn.options.shown_home),
+            txn.draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                              "build the environment again from config.yaml and plugins/")
         txn.finish("ok", EXIT_OK, _done(plan, dry_run))
 
@@ -140,11 +141,11 @@ def profile_delete(home: Path, name: str, options: Options | None = None, report
         if generations.selected(txn.home) is None:
             txn.finish("ok", EXIT_OK, message)
             return
-        txn.receipt.extra["profile_deleted"] = str(plan.target)
+        txn.draft.record(profile_deleted=str(plan.target))
         try:
             obtained = obtain(txn, txn.gather(), lambda: resolve_in(txn))
         except PmError:
-            txn.receipt.warnings.append(f"{message}, but the rebuild without it did not finish; the previous "
+            txn.draft.warnings.append(f"{message}, but the rebuild without it did not finish; the previous "
                                         "generation stays selected (run `hermes pm sync`)")
             raise
         if obtained is not None:
@@ -157,10 +158,10 @@ def profile_delete(home: Path, name: str, options: Options | None = None, report
 
 def _checked(plan: RemovalPlan, txn: Transaction, dry_run: bool) -> RemovalPlan:
     """Record ``plan`` in the receipt; refuse (nothing removed) when something blocks it."""
-    txn.receipt.extra["plan"] = plan.to_json()
-    txn.receipt.extra["dry_run"] = dry_run
+    txn.draft.record(plan=plan.to_json())
+    txn.draft.record(dry_run=dry_run)
     for step in plan.steps:
-        txn.receipt.step(step, "then delete the profile again" if "plugins remove" in step else
+        txn.draft.step(step, "then delete the profile again" if "plugins remove" in step else
                          "delete the profile and the plugins listed, by name")
     if plan.blockers:
         raise RemovalRefused("uninstall" if plan.what == "uninstall" else f"deleting profile {plan.target.name!r}",

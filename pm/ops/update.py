@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from pm.base.names import BUILTIN_PROVIDER
 from pm.env.plugin_install import Installed, InstallError, removed_installed
 from pm.env.plugin_install import install as install_files
 from pm.inputs.catalog import Catalog, CatalogRefusal
@@ -51,7 +52,7 @@ def missing_providers(home: Path) -> list[Missing]:
             provider = read_config(each).memory_provider
         except Exception:  # noqa: BLE001 - a broken profile is reported by selection, not here
             continue
-        if provider is None or provider == "builtin":
+        if provider is None or provider == BUILTIN_PROVIDER:
             continue
         plugins = [inspect(root) for root in discover(PluginSources.for_home(each))]
         if not provides(plugins, provider):
@@ -84,17 +85,17 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             installed += names
             refused += [problem] if problem else []
         txn.gather()
-        txn.receipt.extra["installed"] = installed
+        txn.draft.record(installed=installed)
         keep = tuple(str(k) for k in (read_config(txn.home).pm.get("keep_removed") or []))
-        txn.receipt.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
+        txn.draft.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
         if refused:  # a configured memory provider that could not be installed: refused, as install is
             raise ProvidersNotInstalled(refused)
         repins = repin_all(txn, catalog, accept, ask)  # through admission, with consent when they widen
         if any(r.outcome == "moved" for r in repins):
-            warnings = list(txn.receipt.warnings)
+            warnings = list(txn.draft.warnings)
             txn.gather()  # the moved plugins' new declarations are the inputs now
-            txn.receipt.warnings += [w for w in warnings if w not in txn.receipt.warnings]
-        tell_repins(txn.receipt, repins, txn.options.shown_home)
+            txn.draft.warnings += [w for w in warnings if w not in txn.draft.warnings]
+        tell_repins(txn.draft, repins, txn.options.shown_home)
         sync_in(txn)
 
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)

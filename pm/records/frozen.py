@@ -36,6 +36,9 @@ TARGET_KEYS = ("implementation_name", "python_version", "sys_platform", "platfor
 class FileMismatch(PmError):
     """A ``--find-links`` file has the recorded filename but other bytes than the recorded sha256."""
 
+    kind = "file-mismatch"
+    outcome = "refused"
+
     def __init__(self, path: Path, expected: str, found: str) -> None:
         self.path, self.expected, self.found = path, expected, found
         super().__init__(f"refused: {path} does not match the sha256 recorded for it "

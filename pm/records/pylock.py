@@ -16,7 +16,6 @@ inputs change, built only with ``--ignore-inputs``), so their ``environments`` a
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from packaging.tags import Tag
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 
 from pm.base.errors import InputError, Problem
+from pm.base.tomlfile import load as load_toml
 from pm.index.base import FileLink
 from pm.inputs.union import Origin
 from pm.resolver import Pin
@@ -62,12 +62,7 @@ def read_lock(path: Path, text: str) -> Pylock:
 
 
 def _document(path: Path, text: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError.one(path, None, f"is not valid TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
-        raise InputError.one(path, None, "is not valid TOML: it nests arrays or tables too deeply") from None
+    return load_toml(path, text)
 
 
 def tool_table(lock: Pylock, name: str = "hermes-pm") -> Mapping[str, Any]:

@@ -1,24 +1,30 @@
-"""Receipts: the JSON record every pm operation writes, success or not (DESIGN.md, schema 1).
+"""Receipts: the JSON record every pm operation writes, success or not (docs/design.md, schema 1).
 
-:class:`Receipt` collects fields while an operation runs; :meth:`Receipt.finish` stamps the
-outcome and makes it a finished value. Writing it (atomically, to ``<home>/pm/receipts/`` and
-``latest.json``) is the operation's: :func:`pm.ops.receipts.write`. No I/O here beyond asking
-:func:`pm.base.uv.uv_version` (cached) for the tool section. The JSON Schema ships as
+An operation fills one :class:`Draft` while it runs: the sections (target, inputs, resolution,
+conflict, failure, generation), next steps, warnings, and its own top-level fields through
+:meth:`Draft.record` — each recorded once. :meth:`Draft.finish` then builds the
+:class:`Receipt`, once: an immutable value, the JSON as it is written (plus, after writing, where).
+The tool section (pm's and uv's versions) is handed to ``finish`` by the operation
+(:func:`pm.ops.receipts.tool_facts`, computed once per process): nothing here runs a program or
+touches the disk. Writing is :func:`pm.ops.receipts.write`'s. The JSON Schema ships as
 ``pm/schemas/receipt.schema.json``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
-
-from pm import __version__
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "schemas" / "receipt.schema.json"
 OUTCOMES = ("ok", "conflict", "failed", "refused", "not-ready")
+#: The sections every receipt has, in order; an operation's own fields follow them.
+SECTIONS = ("schema", "kind", "outcome", "exit_code", "started_at", "finished_at", "tool", "home", "target",
+            "inputs", "candidate", "resolution", "conflict", "failure", "next_steps", "generation", "warnings")
 
 
 def now() -> str:
@@ -26,7 +32,9 @@ def now() -> str:
 
 
 @dataclass
-class Receipt:
+class Draft:
+    """What one running operation has found so far; :meth:`finish` makes the receipt of it."""
+
     kind: str
     home: Path
     started_at: str = field(default_factory=now)
@@ -37,30 +45,45 @@ class Receipt:
     conflict: dict[str, Any] | None = None
     failure: dict[str, Any] | None = None
     next_steps: list[dict[str, Any]] = field(default_factory=list)
+    asides: list[dict[str, Any]] = field(default_factory=list)  # steps about the home, not this outcome
     generation: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    path: Path | None = None
-    written: dict[str, Any] | None = None  # the finished receipt, as :meth:`finish` wrote it
+    fields: dict[str, Any] = field(default_factory=dict)  # the operation's own, by record()
 
-    def step(self, command: str, why: str, *, checked: bool | None = None) -> None:
+    def step(self, command: str, why: str, *, checked: bool | None = None, aside: bool = False) -> None:
         """Add a next step (a command runnable exactly as printed, and why); ``checked`` for a
-        remedy: True when pm resolved the set with it applied before printing it."""
-        if all(s["command"] != command for s in self.next_steps):
-            self.next_steps.append({"command": command, "why": why}
-                                   | ({"checked": checked} if checked is not None else {}))
+        remedy: True when pm resolved the set with it applied before printing it. An ``aside`` is
+        about the home rather than this operation's outcome (a configured provider not installed):
+        it comes after the steps that answer the outcome, so a refusal's remedies are read first."""
+        if all(s["command"] != command for s in (*self.next_steps, *self.asides)):
+            (self.asides if aside else self.next_steps).append(
+                {"command": command, "why": why} | ({"checked": checked} if checked is not None else {}))
 
-    def to_json(self, outcome: str, exit_code: int) -> dict[str, Any]:
-        from pm.base.uv import uv_version  # loaded when a receipt is finished, not to read or stamp one
+    def record(self, **fields: Any) -> None:
+        """The operation's own top-level fields (``message``, ``installed``, ``frozen`` …), each
+        recorded once: a second, different value for one is a bug, and so is a section's name. A
+        mapping may be completed later with new keys (``frozen``'s local files, once known)."""
+        for key, value in fields.items():
+            assert key not in SECTIONS, f"{key!r} is a receipt section, not an operation's field"
+            before = self.fields.get(key, value)
+            if isinstance(before, dict) and isinstance(value, dict) and before is not value:
+                assert all(before.get(k, v) == v for k, v in value.items()), f"receipt field {key}.* recorded twice"
+                value = {**before, **value}
+            else:
+                assert before == value, f"receipt field {key!r} recorded twice"
+            self.fields[key] = value
 
-        return {
+    def finish(self, outcome: str, exit_code: int, tool: Mapping[str, Any]) -> Receipt:
+        """The receipt of this operation, ending now with ``outcome`` and ``exit_code``."""
+        assert outcome in OUTCOMES, outcome
+        data = {
             "schema": SCHEMA_VERSION,
             "kind": self.kind,
             "outcome": outcome,
             "exit_code": exit_code,
             "started_at": self.started_at,
             "finished_at": now(),
-            "tool": {"name": "hermes-pm", "version": __version__, "uv": uv_version()},
+            "tool": dict(tool),
             "home": str(self.home),
             "target": self.target,
             "inputs": self.inputs,
@@ -68,37 +91,97 @@ class Receipt:
             "resolution": self.resolution,
             "conflict": self.conflict,
             "failure": self.failure,
-            "next_steps": self.next_steps,
+            "next_steps": [*self.next_steps, *self.asides],
             "generation": self.generation,
             "warnings": list(self.warnings),
-            **self.extra,
+            **self.fields,
         }
+        return Receipt(MappingProxyType(data), self.home)
 
-    def finish(self, outcome: str, exit_code: int) -> dict[str, Any]:
-        """Stamp the outcome: the receipt is then a finished value (:attr:`written`). Writing it is
-        the operation's last step (:func:`pm.ops.receipts.write`), not this method's."""
-        assert outcome in OUTCOMES, outcome
-        self.written = self.to_json(outcome, exit_code)
-        return self.written
+
+@dataclass(frozen=True)
+class Receipt:
+    """A finished receipt: ``data`` as written (read-only), its ``home`` and, once written, its
+    ``path`` (None when it was not written)."""
+
+    data: Mapping[str, Any]
+    home: Path
+    path: Path | None = None
+
+    finished = True
 
     @property
-    def finished(self) -> bool:
-        return self.written is not None
+    def written(self) -> dict[str, Any]:
+        """The receipt as JSON data (a copy of the top level: change it freely)."""
+        return dict(self.data)
+
+    def as_written(self) -> dict[str, Any]:
+        """What ``--json`` prints: the receipt exactly as written, and where it went."""
+        return self.written | {"receipt_path": str(self.path) if self.path else None}
+
+    def with_path(self, path: Path | None, warning: str | None = None) -> Receipt:
+        """This receipt written to ``path`` (None: not written, and ``warning`` says why)."""
+        if warning is None:
+            return replace(self, path=path)
+        data = dict(self.data) | {"warnings": [*self.data["warnings"], warning]}
+        return replace(self, data=MappingProxyType(data), path=path)
 
     @property
-    def exit_code(self) -> int:
-        assert self.written is not None, "finish() the receipt first"
-        return int(self.written["exit_code"])
+    def extra(self) -> Mapping[str, Any]:
+        """The operation's own fields (those that are not a section)."""
+        return MappingProxyType({k: v for k, v in self.data.items() if k not in SECTIONS})
+
+    @property
+    def kind(self) -> str:
+        return str(self.data["kind"])
 
     @property
     def outcome(self) -> str:
-        assert self.written is not None, "finish() the receipt first"
-        return str(self.written["outcome"])
+        return str(self.data["outcome"])
 
-    def as_written(self) -> dict[str, Any]:
-        """What ``--json`` prints: the finished receipt exactly as written, and where it went."""
-        assert self.written is not None, "finish() the receipt first"
-        return self.written | {"receipt_path": str(self.path) if self.path else None}
+    @property
+    def exit_code(self) -> int:
+        return int(self.data["exit_code"])
+
+    @property
+    def started_at(self) -> str:
+        return str(self.data["started_at"])
+
+    @property
+    def target(self) -> dict[str, Any] | None:
+        return self.data["target"]
+
+    @property
+    def inputs(self) -> dict[str, Any] | None:
+        return self.data["inputs"]
+
+    @property
+    def candidate(self) -> str | None:
+        return self.data["candidate"]
+
+    @property
+    def resolution(self) -> dict[str, Any] | None:
+        return self.data["resolution"]
+
+    @property
+    def conflict(self) -> dict[str, Any] | None:
+        return self.data["conflict"]
+
+    @property
+    def failure(self) -> dict[str, Any] | None:
+        return self.data["failure"]
+
+    @property
+    def generation(self) -> dict[str, Any] | None:
+        return self.data["generation"]
+
+    @property
+    def next_steps(self) -> list[dict[str, Any]]:
+        return list(self.data["next_steps"])
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.data["warnings"])
 
 
 def latest(home: Path) -> Path:

@@ -34,6 +34,8 @@ class MetadataMismatch(IndexFailure):
     ``"METADATA"`` (none installed); ``used`` and ``installed`` are the two values as text.
     """
 
+    kind = "metadata-mismatch"
+
     def __init__(self, url: str, field: str, used: str, installed: str, *, source: str = "range requests") -> None:
         self.field = field
         self.used = used

@@ -87,6 +87,8 @@ class Finding:
 class Conflict(PmError):
     """The union has no resolution. Carries findings, the plugins that must go, and the candidate."""
 
+    kind = "conflict"
+    outcome = "conflict"
     exit_code = EXIT_CONFLICT
 
     def __init__(self, findings: Sequence[Finding], plugins: Sequence[str], candidate: str | None) -> None:
@@ -104,6 +106,8 @@ class TooComplex(PmError):
     """The resolver gave up after ``max_rounds``: not a verdict on the requirements. Carries the
     projects whose candidates it rejected most (``busiest``: (project, rejections)) and the
     narrowest collision it met (``narrowest``: who requires what), so the limit names its cause."""
+
+    kind = "too-complex"
 
     def __init__(self, rounds: int, busiest: Sequence[tuple[str, int]] = (),
                  narrowest: Sequence[str] = ()) -> None:

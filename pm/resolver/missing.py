@@ -42,6 +42,7 @@ class MissingProjects(PmError):
     transitive one carries its chain as ``dead_end``); ``searched`` the index URLs and find-links
     folders asked; ``suggestions`` a near-match per missing project, when one is known."""
 
+    kind = "missing-project"
     exit_code = EXIT_FAILURE
 
     def __init__(self, findings: Sequence[Finding], searched: Sequence[str],
@@ -84,6 +85,7 @@ class NotOffered(PmError):
     """The sources list none of the versions core's own requirements allow (``projects``); the
     index is most likely the wrong one for this home. A failure (exit 1), not a conflict."""
 
+    kind = "not-offered"
     exit_code = EXIT_FAILURE
 
     def __init__(self, projects: Sequence[Unoffered], searched: Sequence[str]) -> None:

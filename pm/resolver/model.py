@@ -90,7 +90,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Policy:
-    """Resolution policy settings (DESIGN.md, "Resolution policy settings")."""
+    """Resolution policy settings (docs/design.md, "Resolution policy settings")."""
 
     allow_prereleases: bool = False
     exclude_newer: datetime | None = None

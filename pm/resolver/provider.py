@@ -27,9 +27,13 @@ from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
 
-#: How many of the best candidates of a project get their metadata prefetched.
 _log = logging.getLogger("pm.resolver")
+#: How many of the best candidates of a project get their metadata prefetched: the best one; and
+#: once the resolver walks down the list (the ``n``-th candidate's dependencies asked for: those
+#: before it were rejected, each after its metadata came: one round trip, or three by range
+#: requests), the next ``2 ** n`` of them at once, at most :data:`_PREFETCH_WALKING`.
 _PREFETCH_CANDIDATES = 1
+_PREFETCH_WALKING = 16
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 
@@ -63,6 +67,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
         self._environment = target.environment
         self._counts: dict[str, int] = {}
+        self._listed: dict[str, list[FileLink | None]] = {}  # the last find_matches, in order
+        self._places: dict[str, dict[FileLink | None, int]] = {}  # and where each of them is
         self._metadata: dict[FileLink, Metadata] = {}
         self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
         self._python_fits: dict[str, bool] = {}
@@ -151,6 +157,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                        f"; {len(bad)} ruled out by earlier conflicts" if bad else "",
                        f"; {len(found) - len(alive)} state a requirement proved dead" if len(alive) < len(found) else "")
         self._counts[identifier] = len(alive)
+        self._listed[identifier] = [c.link for c in alive]
+        self._places[identifier] = {c.link: place for place, c in enumerate(alive)}
         return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
@@ -159,6 +167,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def get_dependencies(self, candidate: Candidate) -> list[Req]:
         if candidate.link is None:
             return []
+        self._walking(candidate)
         metadata = self.metadata(candidate.link)
         origins = candidate.origins
         deps: list[Req] = []
@@ -173,6 +182,14 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.source.prefetch(d.name for d in deps if d.name != PYTHON)
         self.look_ahead(d for d in deps if d.name != PYTHON)
         return deps
+
+    def _walking(self, candidate: Candidate) -> None:
+        """Prefetch the metadata of the candidates after ``candidate`` when those before it were
+        rejected (see :data:`_PREFETCH_WALKING`)."""
+        place = self._places.get(candidate.key, {}).get(candidate.link, 0)
+        if place:
+            ahead = self._listed[candidate.key][place + 1:place + 1 + min(_PREFETCH_WALKING, 2 ** place)]
+            self.source.prefetch_metadata(link for link in ahead if link is not None)
 
     def applying(self, metadata: Metadata, extras: Iterable[str]) -> list[Requirement]:
         """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""

@@ -1,4 +1,4 @@
-"""Builders for homes, profiles and plugin roots of every declaration style in DESIGN.md.
+"""Builders for homes, profiles and plugin roots of every declaration style in docs/design.md.
 
 Each builder writes plain files (YAML, TOML, JSON, Python) exactly as a user or a plugin author
 would, and returns the path it created. ``tree_digest`` fingerprints a tree so a test can prove

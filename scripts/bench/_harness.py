@@ -134,10 +134,10 @@ def tune_local_index() -> None:
     """
     import http.server
 
-    import pm.testing.index
+    import pm.testing._handler
 
     http.server.ThreadingHTTPServer.request_queue_size = 256
-    pm.testing.index._Handler.disable_nagle_algorithm = True
+    pm.testing._handler._Handler.disable_nagle_algorithm = True
 
 
 def work_dir(keep: bool) -> tempfile.TemporaryDirectory[str] | Path:

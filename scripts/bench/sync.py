@@ -3,9 +3,11 @@
 Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,200] [--keep]
            [--mode revalidate|pypi|mirror]
 
-1. No-op: after a first sync of N plugins (a shared pool of 80 packages on a local index), the
-   median time of `python -m pm sync` (nothing changed) and `python -m pm check`, against
-   `uv pip compile` of the same requirements with a warm cache.
+1. No-op: after a first sync of N plugins (a shared pool of 80 packages on a local index) and
+   one untimed no-op of each command (the full one, which the shortcut remembers), the median
+   time of `python -m pm sync` (nothing changed), `python -m pm check` and `hermes pm sync` (the
+   console script), against `uv pip compile` of the same requirements with a warm cache; the four
+   interleaved, run after run, so a shared machine's load falls on all of them alike.
    Target (issue 22): a no-op at most twice that uv pip compile; the per-plugin slope is printed.
 2. Build: the realistic workload (~40 packages). With warm caches, the median time of a
    `python -m pm sync` that must build (each run one plugin requirement gains a different
@@ -42,27 +44,32 @@ def noop_row(args, folder: Path, workload: workloads.Workload, url: str) -> tupl
     layout = workloads.write(workload, folder)
     env = h.pm_env(folder / "pm-cache", folder / "no-bundled", folder.parent / "pycache")
     first, _ = h.run(h.pm_argv(args.python, "sync", layout, url), env)
-    h.run(h.pm_argv(args.python, "check", layout, url), env)  # must be ready (exit 0)
-    sync = h.median_of(
-        args.runs, lambda i: h.run(h.pm_argv(args.python, "sync", layout, url), env)[0]
-    )
-    check = h.median_of(
-        args.runs, lambda i: h.run(h.pm_argv(args.python, "check", layout, url), env)[0]
-    )
     uv_cache = folder / "uv-cache"
-    h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())  # warm it
-    compile_ = h.median_of(
-        args.runs,
-        lambda i: h.run(h.uv_compile_argv(args.target, layout, url, uv_cache), h.uv_env())[0],
-    )
+    hermes = str(Path(args.python).with_name("hermes"))  # the console script the wheel installs
+    commands = {
+        "sync": lambda: h.pm_argv(args.python, "sync", layout, url),
+        "check": lambda: h.pm_argv(args.python, "check", layout, url),
+        "hermes": lambda: [hermes, "pm", *h.pm_argv(args.python, "sync", layout, url)[3:]],
+        "uv": lambda: h.uv_compile_argv(args.target, layout, url, uv_cache),
+    }
+    for name, argv in commands.items():  # untimed: the full no-ops (remembered), uv's warm cache
+        h.run(argv(), h.uv_env() if name == "uv" else env)  # check must be ready (exit 0)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(args.runs):  # interleaved, in a turning order: the machine's load falls on all alike
+        names = list(commands)
+        for name in names[i % len(names):] + names[: i % len(names)]:
+            times[name].append(h.run(commands[name](), h.uv_env() if name == "uv" else env)[0])
+    sync, check, via_hermes, compile_ = (statistics.median(times[n]) for n in commands)
     return [
         workload.name,
         h.ms(first),
         h.ms(sync),
         h.ms(check),
+        h.ms(via_hermes),
         h.ms(compile_),
         h.ratio(sync, compile_, 2),
         h.ratio(check, compile_, 2),
+        h.ratio(via_hermes, compile_, 2),
     ], (len(workload.plugins), sync, check)
 
 
@@ -239,7 +246,8 @@ def main() -> None:
         build = build_row(args, folder / "build", realistic, index.url)
     print("no-op (after a first sync), target: <= 2x uv pip compile warm")
     h.print_table(
-        ["workload", "first sync", "no-op sync", "check", "uv compile warm", "sync/uv", "check/uv"],
+        ["workload", "first sync", "no-op sync", "check", "hermes pm sync", "uv compile warm", "sync/uv",
+         "check/uv", "hermes/uv"],
         noop,
     )
     if len(figures) > 1:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from agent.cli import main as hermes
 from agent.memory_cli import main as memory
@@ -20,6 +19,7 @@ from agent.testing import ROOT
 from pm.base.store import Store
 from pm.env import generations, leases
 from pm.env.generations import Generation
+from pm.inputs.config import config_mapping
 from pm.inputs.config_edit import ConfigEditError, set_value
 from pm.ops.uninstall import plan_uninstall
 from pm.testing.homes import add_plugin
@@ -67,7 +67,7 @@ def test_setup_name_records_memory_provider_keeping_comments(new_home: Callable[
     assert report["memory_provider_recorded"] is True and report["previous_provider"] == "signed_notes"
     after = config.read_text()
     assert after == "# my agent\n" + text.replace("provider: signed_notes", "provider: peer_cards")
-    assert yaml.safe_load(after)["memory"] == {"provider": "peer_cards"}
+    assert config_mapping(home)["memory"] == {"provider": "peer_cards"}
     # a second setup of the same provider changes nothing on disk
     before = config.stat().st_mtime_ns
     assert memory(["setup", "peer_cards", "--home", str(home)]) == 0

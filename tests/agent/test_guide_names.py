@@ -104,7 +104,8 @@ def test_hermes_cli_save_config_merges_and_refuses_an_invalid_result(tmp_path: P
     with pytest.raises(ConfigWriteError, match="plugins.enabled"):
         save_config({"plugins": {"enabled": "not-a-list"}}, home)
     assert (home / "config.yaml").read_bytes() == before
-    assert sorted(p.name for p in home.iterdir()) == ["config.yaml"]
+    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "pm"]  # pm/lock: saved under the home lock
+    assert [p.name for p in (home / "pm").iterdir()] == ["lock"]
 
 
 def test_hermes_constants_get_hermes_home_is_the_active_home(tmp_path: Path) -> None:

@@ -12,10 +12,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
 
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
+from pm.base import yamlfile as _yaml
+from pm.base.files import read_text
 
 PLUGIN_ROOT = Path(__file__).resolve().parents[2] / "plugins" / "memory" / "sqlite_fts"
 MODULE_NAME = "_hermes_test_plugin_sqlite_fts"
@@ -64,7 +65,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_manifest_declares_an_empty_dependency_list() -> None:
-    manifest = yaml.safe_load((PLUGIN_ROOT / "plugin.yaml").read_text(encoding="utf-8"))
+    manifest = _yaml.load(read_text(PLUGIN_ROOT / "plugin.yaml").text)
     assert manifest["name"] == "sqlite_fts"
     assert manifest["kind"] == "memory"
     assert manifest["manifest_version"] == 2

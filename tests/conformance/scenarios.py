@@ -37,7 +37,7 @@ from packaging.tags import parse_tag, sys_tags
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
-#: ``../shared/external/packse/scenarios`` beside the repository (DESIGN.md, "Conformance data").
+#: ``../shared/external/packse/scenarios`` beside the repository (docs/design.md, "Conformance data").
 SCENARIOS_DIR = Path(
     os.environ.get("HERMES_PM_PACKSE_SCENARIOS")
     or Path(__file__).resolve().parents[3] / "shared" / "external" / "packse" / "scenarios"

@@ -62,10 +62,10 @@ CONTRADICTS_PEP_440 = {
 #: whose expectation needs a build run with ``pm.allow_builds`` (see ``Scenario.allow_builds``).
 NEEDS_SDIST_BUILD: dict[str, str] = {}
 
-#: Scenario id -> why the expectation differs from a policy DESIGN.md sets on purpose.
+#: Scenario id -> why the expectation differs from a policy docs/design.md sets on purpose.
 DIFFERS_FROM_POLICY = {
     "yanked/transitive-yanked-and-unyanked-dependency":
-        "expectation follows uv, where only a root == pin opts into a yanked release; DESIGN.md "
+        "expectation follows uv, where only a root == pin opts into a yanked release; docs/design.md "
         "(\"yanked files skipped unless pinned with ==\") and PEP 592 let a's c==2.0.0 select the "
         "yanked c 2.0.0",
 }

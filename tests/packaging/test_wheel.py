@@ -14,13 +14,14 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 import uv
 
+from pm.base.files import read_text
+from pm.base.tomlfile import load as load_toml
 from pm.testing import NO_TOOL_FILES, add_plugin, index_from_spec, make_home
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +95,7 @@ def test_installed_wheel_scans_reports_memory_and_resolves_from_outside_the_chec
     assert "sqlite_fts" in status.stdout and "not installed" not in status.stdout + status.stderr
 
     version = _run([str(bin_dir / "hermes"), "--version"], env=env, cwd=cwd)
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    declared = load_toml(ROOT / "pyproject.toml", read_text(ROOT / "pyproject.toml").text)["project"]["version"]
     assert (version.returncode, version.stdout) == (0, f"hermes (hermes-pm {declared})\n")
 
     as_module = _run([str(bin_dir / "python"), "-m", "agent", "pm", "status"], env=env, cwd=cwd)

@@ -1,4 +1,4 @@
-"""Declarations per DESIGN.md: who owns them, how the two manifest lists combine, what is kept out."""
+"""Declarations per docs/design.md: who owns them, how the two manifest lists combine, what is kept out."""
 
 from pathlib import Path
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -103,7 +104,7 @@ def test_an_identical_resolve_is_answered_by_the_shortcut_with_the_same_answer(s
 
 
 def test_the_shortcut_prints_what_the_full_command_prints(setup: Setup) -> None:
-    (setup.home.parent / "cache" / "shortcuts-v1").rename(setup.home.parent / "forgotten")
+    (setup.home.parent / "cache" / shortcut.FOLDER).rename(setup.home.parent / "forgotten")
     full = setup.run()
     assert not setup.latest().get("shortcut")
     short = setup.run()
@@ -203,7 +204,7 @@ def test_rewriting_the_same_bytes_keeps_the_shortcut(setup: Setup) -> None:
 
 
 def test_a_damaged_record_is_a_miss_and_is_written_anew(setup: Setup) -> None:
-    for record in (setup.home.parent / "cache" / "shortcuts-v1").iterdir():
+    for record in (setup.home.parent / "cache" / shortcut.FOLDER).iterdir():
         record.write_text('{"format": 1, "seen": {"f:/": 5}, "pages": "x"')
     assert not setup.shortcut_taken()
     assert setup.shortcut_taken()
@@ -230,7 +231,7 @@ def test_a_refusal_is_answered_from_memory_while_its_inputs_and_pages_are_unchan
     assert without(answered, *VOLATILE) == without(full, *VOLATILE)  # the same proof and checked remedies
     assert again.stderr.splitlines()[:-1] == first.stderr.splitlines()[:-1]  # printed the same, receipt aside
     # the shortcut's record gone, the stored proof still answers (the full command, no resolve)
-    for record in (setup.home.parent / "cache" / "shortcuts-v1").iterdir():
+    for record in (setup.home.parent / "cache" / shortcut.FOLDER).iterdir():
         record.unlink()
     setup.run(ok=3)
     assert setup.latest()["reused_refusal"] is True and not setup.latest().get("shortcut")
@@ -311,7 +312,7 @@ def test_a_working_folder_that_was_removed_is_a_miss_not_a_crash(setup: Setup) -
     for forget in (False, True):
         gone.mkdir()
         if forget:
-            shutil.rmtree(setup.home.parent / "cache" / "shortcuts-v1")
+            shutil.rmtree(setup.home.parent / "cache" / shortcut.FOLDER)
         done = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$@"', "sh", *setup.argv],
                               env=setup.env, cwd=setup.home.parent, capture_output=True, text=True, timeout=120,
                               check=False)
@@ -347,15 +348,19 @@ def test_a_reader_that_went_away_gets_one_answer_and_one_receipt(setup: Setup) -
 
 
 def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> None:
-    records = list((setup.home.parent / "cache" / "shortcuts-v1").iterdir())
-    for damaged in ({"format": 1, "seen": {}, "pages": [], "offline": False},
-                    {"format": 1, "seen": [1], "pages": [], "offline": False, "said": [], "receipt": {}},
-                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": []},
-                    {"format": 1, "seen": {}, "pages": [], "offline": False, "said": [], "receipt": {"x": 1}}):
+    records = list((setup.home.parent / "cache" / shortcut.FOLDER).iterdir())
+    good = marshal.loads(records[0].read_bytes())
+    for damaged in ({"format": shortcut.FORMAT, "seen": {}, "pages": [], "offline": False},
+                    good | {"seen": [1]}, good | {"stamps": None}, good | {"pages": "x"}, good | {"file": 5},
+                    good | {"folder": str(setup.home.parent)}, good | {"home": None}, good | {"command": "gc"},
+                    [good], good | {"format": shortcut.FORMAT - 1}):
         for record in records:
-            record.write_text(json.dumps(damaged))
+            record.write_bytes(marshal.dumps(damaged))
         done = setup.run()
         assert "Traceback" not in done.stderr and not setup.latest().get("shortcut"), damaged
+    for record in records:
+        record.write_bytes(marshal.dumps(good))
+    assert setup.shortcut_taken(), "the record as written is taken again"
 
 
 # -- review: the interpreter --python names ------------------------------------------------------
@@ -567,7 +572,7 @@ def test_an_upgrade_of_the_code_that_answered_is_a_miss(setup: Setup) -> None:
 
 def test_a_record_is_as_private_as_the_receipt_it_holds(setup: Setup) -> None:
     """Receipts are 0600 (they name index URLs and the user's paths); a record holds one."""
-    records = list((setup.home.parent / "cache" / "shortcuts-v1").glob("*.json"))
+    records = list((setup.home.parent / "cache" / shortcut.FOLDER).glob(f"*{shortcut.SUFFIX}"))
     assert records and all(record.stat().st_mode & 0o077 == 0 for record in records)
 
 
@@ -578,10 +583,10 @@ def test_receipts_removed_are_written_anew_by_the_shortcut(setup: Setup) -> None
 
 
 def test_records_are_pruned_to_the_newest(setup: Setup) -> None:
-    folder = setup.home.parent / "cache" / "shortcuts-v1"
+    folder = setup.home.parent / "cache" / shortcut.FOLDER
     for number in range(shortcut.KEEP + 5):
-        old = folder / f"{number:064x}.json"
-        old.write_text("{}")
+        old = folder / f"{number:064x}{shortcut.SUFFIX}"
+        old.write_bytes(b"")
         os.utime(old, (1, 1))
     setup.run("--json")  # a new command line: answered in full, remembered
     kept = sorted(folder.iterdir())

@@ -222,3 +222,48 @@ def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Hom
     assert any("generations" in p for p in opened) and any("site-packages" in p for p in listed)
     assert [p for p in opened if f"f:{p}" not in seen] == []
     assert [p for p in listed if f"d:{p}" not in seen] == []
+
+
+# -- what a hit costs: the modules it loads ----------------------------------------------------------
+
+#: All a hit may load beyond Python's start-up (and ``-m``'s runpy): no typing, pathlib, json, re,
+#: dataclasses, inspect, datetime or hashlib's OpenSSL (the builtin sha256 instead).
+LEAN = {"pm", "pm.base", "pm.cli", "pm.cli.shortcut", "pm.base.watch", "pm.base.codekey", "pm.cli._lean", "__future__", "_sha256", "_sha2"}
+
+
+def _loaded_after(stderr: str, first: str) -> set[str]:
+    """The modules ``-X importtime`` reports as imported after ``first`` finished loading."""
+    names = [line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")]
+    return set(names[names.index(first) + 1:])
+
+
+@pytest.mark.parametrize("command", ["sync", "check"])
+def test_a_hit_of_python_m_pm_loads_only_the_shortcut(home: Home, command: str) -> None:
+    home.run(command)  # the full command: remembered
+    done = subprocess.run([sys.executable, "-X", "importtime", *home.argv(command)[1:]], env=home.env,
+                          cwd=home.home.parent, capture_output=True, text=True, timeout=120, check=True)
+    assert home.latest()["shortcut"] is True
+    assert _loaded_after(done.stderr, "runpy") <= LEAN, done.stderr
+
+
+def test_hermes_pm_reaches_the_shortcut_as_cheaply(home: Home) -> None:
+    hermes = Path(sys.executable).with_name("hermes")  # the console script, as installed
+    argv = [str(hermes), "pm", *home.argv("check")[3:]]
+    env = home.env | {"PYTHONPROFILEIMPORTTIME": "1"}
+    first = subprocess.run(argv, env=env, cwd=home.home.parent, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0 and not home.latest().get("shortcut"), first.stderr
+    done = subprocess.run(argv, env=env, cwd=home.home.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and home.latest()["shortcut"] is True, done.stderr
+    assert done.stdout == first.stdout
+    assert _loaded_after(done.stderr, "site") <= LEAN | {"agent", "agent.cli"}, done.stderr
+
+
+def test_a_receipts_folder_leading_out_of_the_home_is_never_written_by_a_hit(home: Home, tmp_path: Path) -> None:
+    home.run("check")
+    receipts, outside = home.home / "pm" / "receipts", tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(receipts)
+    receipts.symlink_to(outside, target_is_directory=True)
+    done = home.run("check")  # a miss: the full command decides (and refuses to write there too)
+    assert list(outside.iterdir()) == []
+    assert "receipt not written" in done.stderr

@@ -223,3 +223,25 @@ def test_real_paths_resolved_folder_by_folder_agree_with_realpath(tmp_path: Path
     (tmp_path / "link").unlink()
     (tmp_path / "link").symlink_to(tmp_path / "a" / "b")
     assert not _watch.unchanged(seen)
+
+
+def test_a_vouched_folder_answers_for_the_real_paths_in_it_until_it_changes(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    plugins, elsewhere = tmp_path / "plugins", tmp_path / "elsewhere"
+    (plugins / "maps").mkdir(parents=True)
+    elsewhere.mkdir()
+    watch = _watch.Watch()
+    watch.folder(plugins)
+    watch.real(plugins / "maps")
+    stamps = _watch.vouch(watch.seen)
+    assert set(stamps) == {f"d:{plugins}"}
+    lstats: list[str] = []
+    real_lstat = os.lstat
+    monkeypatch.setattr(_watch.os, "lstat", lambda p, *a, **k: (lstats.append(str(p)), real_lstat(p, *a, **k))[1])
+    assert _watch.unchanged(watch.seen, stamps)
+    assert str(plugins / "maps") not in lstats  # its folder's listing, proved by its stat, answered
+    (plugins / "maps").rmdir()
+    (plugins / "maps").symlink_to(elsewhere, target_is_directory=True)  # the folder's times move
+    assert not _watch.unchanged(watch.seen, stamps)
+    os.utime(plugins)  # its listing as it was noted, but no longer proved by its stat: looked at
+    assert not _watch.unchanged({f"r:{plugins / 'maps'}": str(plugins / "maps")}, {})

@@ -1,28 +1,29 @@
-"""Homes and plugin roots from pm.testing.homes look as DESIGN.md describes."""
+"""Homes and plugin roots from pm.testing.homes look as docs/design.md describes."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from pm.base import yamlfile as _yaml_reader
+from pm.base.files import read_text
+from pm.base.tomlfile import load as load_toml
 from pm.testing import STYLES, add_plugin, add_profile, make_home, tree_digest
 
 DEPS = ("requests>=2", "rich")
 
 
 def _yaml(path: Path) -> Any:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return _yaml_reader.load(read_text(path).text)
 
 
 def _toml(path: Path) -> dict[str, Any]:
-    return tomllib.loads(path.read_text(encoding="utf-8"))
+    return load_toml(path, read_text(path).text)
 
 
 def _base(name: str) -> dict[str, Any]:
@@ -60,8 +61,8 @@ def test_manifest_styles(tmp_path: Path, style: str, filename: str) -> None:
     root = add_plugin(tmp_path, "beta", style=style, dependencies=DEPS,
                       python_dependencies=["numpy"])
     assert sorted(tree_digest(root)) == ["__init__.py", filename]
-    load = json.loads if style == "json" else yaml.safe_load
-    assert load((root / filename).read_text()) == {
+    load = json.loads if style == "json" else _yaml_reader.load
+    assert load(read_text(root / filename).text) == {
         **_base("beta"), "pip_dependencies": list(DEPS), "python_dependencies": ["numpy"]}
 
 

@@ -15,7 +15,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from pm.testing import LocalIndex, build_wheel, metadata_bytes, negotiate
+from pm.testing import LocalIndex, build_wheel, metadata_bytes
+from pm.testing._handler import _Server
+from pm.testing._pages import negotiate, path_kind
 
 JSON = "application/vnd.pypi.simple.v1+json"
 SPEC = {
@@ -268,3 +270,10 @@ def test_uv_skips_yanked_and_incompatible_python(make_index: MakeIndex, uv_bin: 
     index = make_index(spec, json=json_pages)
     assert _compile(index, uv_bin, uv_env, "top") == ["base==1.0", *DIAMOND_PINS[1:]]
     assert _compile(index, uv_bin, uv_env, "base==1.5") == ["base==1.5"]  # pinned: allowed
+
+
+def test_the_server_queues_many_connections_and_paths_are_told_apart() -> None:
+    """Resolvers open many connections at once; a backlog of 5 would drop SYNs (a one-second retransmit)."""
+    assert _Server.request_queue_size >= 128
+    assert [path_kind(p) for p in ("/simple/a/", "/files/a.whl", "/files/a.whl.metadata", "/links/")] == [
+        "pages", "files", "metadata", "other"]

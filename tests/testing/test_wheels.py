@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 import tarfile
-import tomllib
 import zipfile
 from email.parser import BytesParser
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pm.base.tomlfile import load as load_toml
 from pm.testing import IndexFile, build_packages, build_sdist, build_wheel, metadata_bytes
 
 
@@ -86,7 +86,7 @@ def test_sdist_contents(tmp_path: Path) -> None:
         names = archive.getnames()
         member = archive.extractfile("some_pkg-0.3/pyproject.toml")
         assert member is not None
-        pyproject = tomllib.loads(member.read().decode())
+        pyproject = load_toml(Path(member.name), member.read().decode())
         assert all(m.mtime == 0 and m.uid == 0 for m in archive.getmembers())
     assert names == ["some_pkg-0.3", "some_pkg-0.3/some_pkg", "some_pkg-0.3/PKG-INFO",
                      "some_pkg-0.3/pyproject.toml", "some_pkg-0.3/some_pkg/__init__.py"]

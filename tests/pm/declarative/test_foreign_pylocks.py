@@ -159,7 +159,7 @@ def test_vcs_directory_and_archive_packages_are_refused_by_name_and_key(home: Pa
         f"{lock}: packages[{count - 2}].directory (from-folder): locks the local directory ../from-folder, {why}",
         f"{lock}: packages[{count - 1}].archive (from-archive): locks the archive "
         f"https://example.org/from-archive-1.0.zip, {why}"])
-    assert latest(home)["failure"]["kind"] == "InputError" and generations.all_ids(home) == []
+    assert latest(home)["failure"]["kind"] == "input" and generations.all_ids(home) == []
 
 
 @pytest.mark.parametrize(("edit", "key", "message"), [

@@ -92,4 +92,4 @@ def test_a_file_that_is_neither_json_nor_toml_is_a_clear_error(home: Path, tmp_p
     assert result.code == 1
     assert result.err.splitlines()[0] == (f"error: {junk}: is neither JSON (a receipt) nor a pylock.toml: "
                                           "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)")
-    assert latest(home)["failure"]["kind"] == "InputError" and generations.all_ids(home) == []
+    assert latest(home)["failure"]["kind"] == "input" and generations.all_ids(home) == []

@@ -44,7 +44,7 @@ def test_uv_missing_or_failing(home: Path, changed, capsys, monkeypatch, uv: str
     assert state_bytes(home) == before and generations.all_ids(home) == [changed.id]
     receipt = latest(home)
     assert receipt["outcome"] == "failed" and receipt["exit_code"] == 1
-    assert receipt["failure"] == {"kind": "UvError", "message": detail, "url": None}
+    assert receipt["failure"] == {"kind": "uv", "message": detail, "url": None}
     assert receipt["generation"] is None
 
 

@@ -58,7 +58,7 @@ def test_metadata_by_range_unlike_the_installed_wheel_fails_the_sync(home: Path,
         result = pm(capsys, home, "sync", "--json")
         url = f"{index.root}/files/{BETA}"
     assert (result.code, result.data["outcome"], result.data["conflict"]) == (1, "failed", None)
-    assert result.data["failure"]["kind"] == "MetadataMismatch"
+    assert result.data["failure"]["kind"] == "metadata-mismatch"
     assert result.data["failure"]["message"] == (
         f"{url}: the installed wheel's Requires-Dist differs from the metadata read by range requests "
         "when resolving (resolved with 'alpha>=1', 'epsilon>=1'; installed: 'alpha>=1'); the index "

@@ -136,7 +136,7 @@ def test_one_operation_reading_pages_is_bounded_as_a_whole(serve: Any, monkeypat
 
 def test_the_documented_default_bounds_hold_without_any_setting(monkeypatch) -> None:
     """docs/limits.md promises 64 MiB and 300 s; every other test sets its own bounds."""
-    from pm.index.http import body_bounds, operation_deadline
+    from pm.index.bounds import body_bounds, operation_deadline
 
     for name in ("HERMES_PM_MAX_RESPONSE_BYTES", "HERMES_PM_REQUEST_DEADLINE", "HERMES_PM_OPERATION_DEADLINE"):
         monkeypatch.delenv(name, raising=False)

@@ -15,7 +15,8 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from pm.index.base import IndexFailure
-from pm.index.http import HttpClient, proxy_for
+from pm.index.http import HttpClient
+from pm.index.network import proxy_for
 from pm.index.simple import SimpleIndexSource
 from pm.testing import index_from_spec
 

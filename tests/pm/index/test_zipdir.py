@@ -135,3 +135,24 @@ def test_a_central_directory_pointing_outside_the_file(wheel: Path) -> None:
     with pytest.raises(ZipFormatError) as caught:
         _metadata(bytes(data))
     assert caught.value.detail.startswith("central directory (")
+
+
+def test_only_wanted_entries_are_built_yet_every_entry_is_checked() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for number in range(50):
+            archive.writestr(f"demo/m{number}.py", b"x = 1\n")
+        archive.writestr(METADATA, b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+    data = buffer.getvalue()
+    read = Reader(data)
+    directory = find_directory(read, len(data))
+    listing = read(directory.offset, directory.size)
+    wanted = [e for e in members(listing, directory) if e.name == METADATA]
+
+    assert members(listing, directory, wanted=lambda raw: raw.endswith(b"/METADATA")) == wanted
+    at = [i for i in range(len(listing)) if listing.startswith(b"PK\x01\x02", i)][25]  # an entry not wanted
+    damaged = listing[:at] + b"PK\x01\x09" + listing[at + 4:]
+    with pytest.raises(ZipFormatError, match="bad central directory entry"):
+        members(damaged, directory, wanted=lambda raw: raw.endswith(b"/METADATA"))
+    with pytest.raises(ZipFormatError, match="truncated"):
+        members(listing[:-len(METADATA) - 20], directory, wanted=lambda raw: raw.endswith(b"/METADATA"))

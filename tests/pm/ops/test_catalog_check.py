@@ -217,9 +217,10 @@ def test_update_reports_it_too(tmp_path, monkeypatch, capsys) -> None:
 
 def test_the_shipped_schemas_accept_what_pm_accepts_and_refuse_what_it_refuses(tmp_path) -> None:
     import jsonschema  # type: ignore[import-untyped]
-    import yaml
 
     import pm
+    from pm.base import yamlfile as _yaml
+    from pm.base.files import read_text
 
     schemas = Path(pm.__file__).parent / "schemas"
     entry = json.loads((schemas / "catalog-entry.schema.json").read_text())
@@ -232,7 +233,7 @@ def test_the_shipped_schemas_accept_what_pm_accepts_and_refuse_what_it_refuses(t
     for bad in ({**good, "sha": "abc"}, {**good, "repo": "http://x"}, {**good, "platforms": ["beos"]},
                 {**good, "colour": "red"}):
         assert list(jsonschema.Draft202012Validator(entry).iter_errors(bad)), bad
-    shipped = yaml.safe_load((schemas.parent / "data" / "catalog.yaml").read_text())
+    shipped = _yaml.load(read_text(schemas.parent / "data" / "catalog.yaml").text)
     assert list(jsonschema.Draft202012Validator(one_file).iter_errors(shipped)) == []
 
 

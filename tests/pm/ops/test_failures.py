@@ -43,13 +43,13 @@ CORRUPT = "sharedlib-1.4.0-py3-none-any.whl"
     (CatalogRefusal("removed"), "install", "refused", 1),
     (BuildFailure(FileLink("a-1.0.tar.gz", "https://x/a-1.0.tar.gz"), "exit 1"), "build", "failed", 1),
     (MetadataUnavailable("https://x/a.tar.gz", "dynamic"), "index", "failed", 1),
-    (MetadataMismatch("https://x/a.whl", "Requires-Dist", "'b'", "''"), "MetadataMismatch", "failed", 1),
+    (MetadataMismatch("https://x/a.whl", "Requires-Dist", "'b'", "''"), "metadata-mismatch", "failed", 1),
     (IndexFailure("https://x/simple/a/", "HTTP 503"), "index", "failed", 1),
     (TooComplex(100), "too-complex", "failed", 1),
-    (LockTimeout(Path("/h/pm/lock"), 0.0, "pid 1"), "LockTimeout", "failed", 1),
-    (ConfigError.one(Path("/h/config.yaml"), "plugins", "not a mapping"), "ConfigError", "failed", 1),
-    (UsageError("bad flag"), "UsageError", "failed", 2),
-    (PmError("anything else"), "PmError", "failed", 1),
+    (LockTimeout(Path("/h/pm/lock"), 0.0, "pid 1"), "lock-timeout", "failed", 1),
+    (ConfigError.one(Path("/h/config.yaml"), "plugins", "not a mapping"), "config", "failed", 1),
+    (UsageError("bad flag"), "usage", "failed", 2),
+    (PmError("anything else"), "error", "failed", 1),
 ])
 def test_each_exception_type_has_one_kind_and_outcome(error: PmError, kind: str, outcome: str, code: int) -> None:
     failure = failure_of(error)
@@ -124,4 +124,4 @@ def test_a_held_lock_fails_every_operation_alike(env: Path) -> None:
             assert main([*argv, "--home", str(home), "--lock-timeout", "0"]) == 1, argv
             receipt = json.loads((home / "pm/receipts/latest.json").read_text())
             assert_valid_receipt(receipt)
-            assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == (kind, "failed", "LockTimeout")
+            assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == (kind, "failed", "lock-timeout")

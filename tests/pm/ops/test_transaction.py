@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pm.base.errors import EXIT_OK
+from pm.base.store import Store
 from pm.env import generations
 from pm.inputs.settings import Flags
 from pm.ops import SILENT, Notices, Options
@@ -20,10 +21,12 @@ from pm.ops.receipts import KEEP, write
 from pm.ops.resolve import UnknownPlugin, resolve
 from pm.ops.sync import sync
 from pm.ops.transaction import Transaction, transaction
-from pm.records.receipt import Receipt
+from pm.records.receipt import Draft
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import plugin
+
+TOOL = {"name": "hermes-pm", "version": "0", "uv": None}
 
 
 @pytest.fixture
@@ -87,7 +90,7 @@ def test_a_failure_in_the_work_is_recorded_not_raised(home: Path) -> None:
 
     txn = transaction(home, "resolve", work, Options(flags=Flags()), SILENT, lock=False)
     assert txn.inputs is not None  # gathered before the work
-    assert (txn.receipt.exit_code, txn.receipt.failure["kind"]) == (1, "UnknownPlugin")
+    assert (txn.receipt.exit_code, txn.receipt.failure["kind"]) == (1, "unknown-plugin")
     assert txn.receipt.failure["message"] == f"no plugin named 'zzz' in {home} or its profiles (see `hermes plugins list`)"
 
 
@@ -103,17 +106,14 @@ def test_receipts_are_written_atomically_and_pruned(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     for n in range(KEEP + 3):
-        receipt = Receipt("scan", home, started_at=f"2026-01-01T00:00:{n:02d}.000000Z")
-        receipt.finish("ok", 0)
-        write(receipt)
+        write(Draft("scan", home, started_at=f"2026-01-01T00:00:{n:02d}.000000Z").finish("ok", 0, TOOL))
     folder = home / "pm/receipts"
     assert len([p for p in folder.glob("*.json") if p.name != "latest.json"]) == KEEP
     assert json.loads((folder / "latest.json").read_text())["started_at"] == f"2026-01-01T00:00:{KEEP + 2:02d}.000000Z"
 
 
 def test_no_receipt_is_written_for_a_home_that_does_not_exist(tmp_path: Path) -> None:
-    receipt = Receipt("scan", tmp_path / "typo")
-    receipt.finish("failed", 1)
+    receipt = Draft("scan", tmp_path / "typo").finish("failed", 1, TOOL)
     assert write(receipt).path is None and not (tmp_path / "typo").exists()
 
 
@@ -121,17 +121,16 @@ def test_an_unwritable_receipts_folder_is_a_warning_in_the_receipt(tmp_path: Pat
     home = tmp_path / "home"
     (home / "pm").mkdir(parents=True)
     (home / "pm" / "receipts").write_text("a file where the folder should be")
-    receipt = Receipt("scan", home)
-    receipt.finish("ok", 0)
-    write(receipt)
-    assert receipt.path is None and receipt.written is not None
-    assert receipt.written["warnings"][-1].startswith("receipt not written: ")
+    receipt = Draft("scan", home).finish("ok", 0, TOOL)
+    written = write(receipt)
+    assert written.path is None and written.written["warnings"][-1].startswith("receipt not written: ")
+    assert receipt.warnings == []  # the finished value itself is unchanged
 
 
-def test_an_unfinished_receipt_cannot_be_read_or_written(tmp_path: Path) -> None:
-    receipt = Receipt("scan", tmp_path)
-    assert not receipt.finished
+def test_an_unfinished_operation_has_no_receipt_and_a_receipt_is_built_once(tmp_path: Path) -> None:
+    txn = Transaction(tmp_path, Options(), SILENT, Draft("scan", tmp_path), Store.for_home(tmp_path))
     with pytest.raises(AssertionError):
-        write(receipt)
-    with pytest.raises(AssertionError):
-        receipt.exit_code  # noqa: B018 - the property asserts
+        txn.receipt  # noqa: B018 - the property asserts
+    txn.finish("ok", 0, "done")
+    with pytest.raises(AssertionError, match="built once"):
+        txn.finish("ok", 0)
