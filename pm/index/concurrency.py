@@ -5,8 +5,10 @@ zip directory; a few ms per answer, all under the GIL) and waiting for the index
 the index (loopback, a LAN mirror) there is almost no waiting, and every thread past one per core
 only fights for the GIL; far from it, threads wait most of the time, and more of them in flight
 keep both the wire and the CPU busy. :func:`fetch_workers` is that rule; :class:`Latency` measures
-what it needs (the shortest time to first byte of the index's answers) as the operation runs, so a
-pool sized by it grows once the first answer is in, and shrinks if a later one is quicker.
+what it needs (the distance of the farthest host the index sends pm to: each host's shortest time
+to first byte) as the operation runs, so a pool sized by it grows once the first answer is in, grows
+again when a farther host first answers (PyPI's pages and its files are two hosts), and shrinks if a
+later answer is quicker.
 
 ``HERMES_PM_FETCH_WORKERS`` (a positive integer) fixes the number instead, for operators who know
 their index better (:func:`workers_setting`).
@@ -60,35 +62,43 @@ def workers_setting() -> int | None:
 
 
 class Latency:
-    """An index's latency: the shortest time to first byte of its answers so far.
+    """An index's latency: the farthest of its hosts, each host at its shortest time to first byte.
 
-    The shortest, not a mean: the more requests pm has in flight, the longer a busy server (or
-    pm's own busy interpreter) takes to get to each, and counting that queueing as distance would
-    add threads that only make the queue longer. The shortest answer is the distance alone, as TCP
-    estimates a path's base round trip. It is known after the first answer and can only shrink.
-    Thread-safe; each listener hears every new shortest time (so a pool is resized as soon as the
-    first answer's status line is in).
+    The shortest per host, not a mean: the more requests pm has in flight, the longer a busy server
+    (or pm's own busy interpreter) takes to get to each, and counting that queueing as distance
+    would add threads that only make the queue longer. The shortest answer is the distance alone,
+    as TCP estimates a path's base round trip. The farthest host, not the nearest: an index whose
+    pages come from a nearby cache and whose files from a distant CDN (PyPI behind a proxy: 2 ms
+    and 50-100 ms) keeps threads waiting on the files, and those waits are what more threads cover.
+    Known after the first answer. Thread-safe; each listener hears every new value (so a pool is
+    resized as soon as an answer's status line is in).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._shortest: float | None = None
+        self._by_host: dict[str, float] = {}
+        self._value: float | None = None
         self._listeners: list[Callable[[float], None]] = []
 
     def seconds(self) -> float | None:
-        """The shortest time to first byte so far, or None before the first answer."""
-        return self._shortest
+        """The farthest host's shortest time to first byte so far, or None before the first answer."""
+        return self._value
 
     def listen(self, listener: Callable[[float], None]) -> None:
         with self._lock:
             self._listeners.append(listener)
 
-    def observe(self, seconds: float) -> None:
-        """One answer's time to first byte (from the request sent to its status line read)."""
+    def observe(self, seconds: float, host: str = "") -> None:
+        """One answer's time to first byte (from the request sent to its status line read) from ``host``."""
         with self._lock:
-            if self._shortest is not None and seconds >= self._shortest:
+            known = self._by_host.get(host)
+            if known is not None and seconds >= known:
                 return
-            self._shortest = seconds
+            self._by_host[host] = seconds
+            value = max(self._by_host.values())
+            if value == self._value:
+                return
+            self._value = value
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(seconds)
+            listener(value)

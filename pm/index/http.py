@@ -276,10 +276,10 @@ class HttpClient:
         for attempt in (1, 2):
             reused = connection.sock is not None
             try:
-                asked = time.monotonic()  # a fresh connection's connect counts too: Latency keeps the shortest
+                asked = time.monotonic()  # a fresh connection's connect counts too: Latency keeps each host's shortest
                 connection.request("GET", target, headers=dict(headers))
                 response = connection.getresponse()
-                self.latency.observe(time.monotonic() - asked)
+                self.latency.observe(time.monotonic() - asked, host)
                 return response
             except _DROPPED as exc:
                 connection.close()

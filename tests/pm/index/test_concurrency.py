@@ -49,6 +49,19 @@ def test_latency_is_the_shortest_answer_so_far() -> None:
     assert heard == [0.3, 0.02, 0.001]  # listeners hear each new shortest time, once
 
 
+def test_latency_is_the_farthest_host_at_its_shortest() -> None:
+    """Pages from a nearby cache, files from a distant CDN: the files' waits are what threads cover."""
+    latency, heard = Latency(), []
+    latency.listen(heard.append)
+    latency.observe(0.002, "pypi.org")
+    latency.observe(0.09, "files.pythonhosted.org")
+    latency.observe(0.001, "pypi.org")  # nearer pages do not shrink what the files need
+    latency.observe(0.06, "files.pythonhosted.org")
+    latency.observe(0.2, "files.pythonhosted.org")  # a slow answer is queueing, not distance
+    assert latency.seconds() == 0.06 and heard == [0.002, 0.09, 0.06]
+    assert fetch_workers(2, latency.seconds()) == 14
+
+
 def _fetch_many(source: SimpleIndexSource, count: int) -> None:
     """Prefetch ``count`` projects at once (none exists: each is one 404 answer), then wait."""
     names = [canonicalize_name(f"p{i:02d}") for i in range(count)]
