@@ -91,6 +91,10 @@ PM_FROM_CHECKOUT = True
 BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hermes-pm-bench"
 
 
+#: Installed states of pm kept in the bench cache (the newest; one per source state).
+KEEP_INSTALLS = 4
+
+
 def installed_pm(base: str) -> str:
     """The interpreter of a venv (on ``base``) with this checkout built and installed as a wheel,
     as `uv tool install` or `pip install` would leave it; made once per state of the sources."""
@@ -104,7 +108,9 @@ def installed_pm(base: str) -> str:
     python = venv / "bin" / "python"
     if not python.exists():
         print(f"  installing pm (wheel) into {venv}", file=sys.stderr)
-        for stale in BENCH_CACHE.glob("pm-*"):
+        # Keep the newest few: other worktrees' benches may be running from theirs right now.
+        built = sorted(BENCH_CACHE.glob("pm-*"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in built[KEEP_INSTALLS - 1:]:
             subprocess.run(["rm", "-rf", str(stale)], check=False)
         subprocess.run([UV, "venv", "--quiet", "--python", base, str(venv)], check=True, env=uv_env())
         subprocess.run([UV, "pip", "install", "--quiet", "--python", str(python), str(ROOT)], check=True,
