@@ -5,7 +5,10 @@ on every request, and the routes.
 of sockets; :func:`start` binds it to ``127.0.0.1`` (an ephemeral port by default) behind
 :class:`Handler`, which refuses, before any route runs, a request without the token (403), with a
 ``Host`` other than this address (403: a page of another site cannot reach it through DNS
-rebinding), or with a body over :data:`MAX_BODY`. A page never shows a traceback: an error becomes
+rebinding), or with a body over :data:`MAX_BODY`. An action that went through answers with a
+redirect to its result page (``303``, post/redirect/get), so reloading what the browser shows
+reads the result again and never repeats the action (a second rollback would undo the first).
+A page never shows a traceback: an error becomes
 its message (pm's and the host's errors are sentences), anything else a one-line internal error,
 with the traceback on the server's stderr.
 """
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from agent.dashboard import actions, reads
 from agent.dashboard.markup import Html
@@ -42,6 +45,8 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 Form = dict[str, str]
+#: Result pages of actions kept for reading after the redirect.
+KEPT_RESULTS = 16
 Route = Callable[[str, Form], tuple[int, Html]]
 
 
@@ -54,6 +59,22 @@ class App:
     allow_actions: bool = False
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     _acting: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _results: dict[str, Html] = field(default_factory=dict, repr=False)
+
+    def keep_result(self, page: Html) -> str:
+        """Keep an action's result page (the newest :data:`KEPT_RESULTS`) under a new id; the path to read it."""
+        with self._acting:
+            key = secrets.token_urlsafe(12)
+            self._results[key] = page
+            for old in list(self._results)[:-KEPT_RESULTS]:
+                del self._results[old]
+        return f"/results/{key}"
+
+    def result(self, key: str, _: Form) -> tuple[int, Html]:
+        page = self._results.get(key)
+        if page is None:
+            return 404, self.view.error("Not found", "no such result (only the newest few are kept)")
+        return 200, page
 
     @property
     def view(self) -> View:
@@ -80,7 +101,8 @@ class App:
             "/actions/step": self.step}
         if path in table:
             return table[path], ""
-        named = (("/plugins/", self.plugin), ("/providers/", self.provider)) if method == "GET" else (
+        named = (("/plugins/", self.plugin), ("/providers/", self.provider), ("/results/", self.result)) \
+            if method == "GET" else (
             ("/providers/", self.save_settings),)
         for prefix, route in named:
             if path.startswith(prefix) and len(path) > len(prefix):
@@ -193,7 +215,19 @@ class Handler(BaseHTTPRequestHandler):
             self._send(403, Html("<!doctype html><title>403</title><p>forbidden: this dashboard needs the token "
                                  "of the URL `hermes dashboard` printed</p>"))
         else:
-            self._send(*self.app.handle(method, url.path, form))
+            status, page = self.app.handle(method, url.path, form)
+            if method == "POST" and url.path.startswith("/actions/") and status == 200:
+                self._redirect(f"{self.app.keep_result(page)}?{urlencode({'token': self.app.token})}")
+            else:
+                self._send(status, page)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(303)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        for key, value in HEADERS.items():
+            self.send_header(key, value)
+        self.end_headers()
 
     def _send(self, status: int, body: Html) -> None:
         data = body.encode("utf-8")

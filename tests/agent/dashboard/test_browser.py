@@ -181,6 +181,12 @@ def test_rollback_selects_the_previous_generation(served: Served, browser: Any) 
     assert after["selected"] == state["previous"]
     receipt = served.receipt()
     assert (receipt["kind"], receipt["outcome"]) == ("rollback", "ok") and said.startswith(receipt["message"])
+    # post/redirect/get: the page shown is a result to read, and reloading it rolls nothing back again
+    assert "/results/" in browser.current_url
+    browser.refresh()
+    assert browser.find_element("css selector", "#outcome").text == said
+    assert generations.read_state(served.home)["selected"] == after["selected"]
+    assert served.receipt()["finished_at"] == receipt["finished_at"]
     find = visit(browser, served.at("/generations"))
     row = next(r.text for r in find("#generations tr") if after["selected"] in r.text)
     assert "selected" in row
