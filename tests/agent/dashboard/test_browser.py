@@ -42,13 +42,17 @@ def shoot(browser: Any, folder: Path, name: str) -> None:
 
 
 def click(browser: Any, button: Any) -> None:
-    """Click a form's button and wait until the answer's page has replaced this one."""
-    from selenium.webdriver.support import expected_conditions
+    """Click a form's button and wait until the answer's page has replaced this one: this document
+    is marked first, and the wait ends when the loaded document no longer carries the mark. (Waiting
+    for an element to go stale raced with the navigation: chromedriver may answer "node does not
+    belong to the document" while the old page is torn down, an error the wait must sit out.)"""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = browser.find_element("tag name", "html")
+    browser.execute_script("window.__before_click = true")
     button.click()
-    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 60, ignored_exceptions=(WebDriverException,)).until(
+        lambda b: b.execute_script("return document.readyState === 'complete' && !window.__before_click"))
 
 
 def test_every_page_loads(served: Served, browser: Any, screenshots: Path) -> None:
