@@ -96,16 +96,3 @@ def _kind(mode: int) -> str:
     kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
     return next((name for test, name in kinds if test(mode)), "not a regular file")
-
-
-def temp_beside(folder: Path, prefix: str, suffix: str = "") -> tuple[int, str]:
-    """A new file in ``folder`` (mode 0600, opened for writing), like :func:`tempfile.mkstemp`
-    without importing tempfile (which loads shutil, random and the compression modules: ~6 ms on
-    every command that writes a receipt or a cache entry)."""
-    for _ in range(100):
-        name = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
-        try:
-            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name in {folder}")

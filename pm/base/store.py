@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pm.base.atomic import replace_with
 from pm.base.errors import PmError
-from pm.base.files import temp_beside
 
 
 class StoreError(PmError):
@@ -64,20 +64,7 @@ class Store:
         if mode is None:
             mode = _mode_of(path, default=0o644)
         try:
-            fd, temp = temp_beside(path.parent, f".{path.name}.", ".tmp")
-            try:
-                os.fchmod(fd, mode)
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    if durable:
-                        os.fsync(handle.fileno())
-                os.replace(temp, path)
-            except BaseException:
-                Path(temp).unlink(missing_ok=True)
-                raise
-            if durable:
-                _fsync_dir(path.parent)
+            replace_with(path, data, mode=mode, durable=durable)
         except OSError as exc:
             raise StoreError(path, f"cannot write: {exc.strerror or exc}") from exc
         return path
@@ -123,16 +110,3 @@ def _mode_of(path: Path, *, default: int) -> int:
         return os.stat(path).st_mode & 0o7777
     except OSError:
         return default
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import time
 
+from pm.base.atomic import replace_with
+
 TYPE_CHECKING = False  # typing's costs ~5 ms: only the type checker reads these
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -59,23 +61,7 @@ def write(root: str, path: str, data: bytes, *, mode: int) -> None:
     ``root`` (followed through every symlink) or any failure, before ``path`` is touched."""
     folder = within(root, os.path.dirname(path))
     os.makedirs(folder, exist_ok=True)
-    within(root, path)
-    temp = _temp_beside(folder, f".{os.path.basename(path)}.", ".tmp")
-    try:
-        fd = os.open(temp, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
-        try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        _unlink(temp)
-        raise
-    _fsync_folder(folder)
+    replace_with(within(root, path), data, mode=mode)
 
 
 def within(root: str, path: str) -> str:
@@ -96,33 +82,8 @@ def prune(root: str, folder: str, keep: int = KEEP_RECEIPTS) -> None:
         _unlink(path)
 
 
-def _temp_beside(folder: str, prefix: str, suffix: str) -> str:
-    """A new empty file's path in ``folder`` (0600), as :func:`pm.base.files.temp_beside` makes it."""
-    for _ in range(100):
-        name = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}{suffix}")
-        try:
-            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600))
-        except FileExistsError:
-            continue
-        return name
-    raise FileExistsError(f"no free temporary name in {folder}")
-
-
 def _unlink(path: str) -> None:
     try:
         os.unlink(path)
     except FileNotFoundError:  # another pm removed it first
         pass
-
-
-def _fsync_folder(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

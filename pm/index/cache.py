@@ -24,17 +24,15 @@ Entries that fail to parse or verify count as misses.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from pm.base.atomic import replace_with
 from pm.base.cachedir import default_cache_dir
-from pm.base.files import temp_beside
 
 _PAGES, _BODIES, _DIGESTS = "pages-v2", "bodies-v1", "digests-v1"
 _METADATA, _FILES, _RESULTS, _TARGETS = "metadata-v1", "files-v1", "results-v1", "targets-v1"
@@ -300,13 +298,6 @@ class Cache:
         """Write to a temp file in the same folder, then ``os.replace``; failures are ignored."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = temp_beside(path.parent, ".tmp-")
+            replace_with(path, data, durable=False, prefix=".tmp-")
         except OSError:
             return
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(temp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)

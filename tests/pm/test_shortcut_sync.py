@@ -228,7 +228,7 @@ def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Hom
 
 #: All a hit may load beyond Python's start-up (and ``-m``'s runpy): no typing, pathlib, json, re,
 #: dataclasses, inspect, datetime or hashlib's OpenSSL (the builtin sha256 instead).
-LEAN = {"pm", "pm.base", "pm.cli", "pm.cli.shortcut", "pm.base.watch", "pm.base.codekey", "pm.cli._lean", "__future__", "_sha256", "_sha2"}
+LEAN = {"pm", "pm.base", "pm.cli", "pm.cli.shortcut", "pm.base.watch", "pm.base.codekey", "pm.cli._lean", "pm.base.atomic", "__future__", "_sha256", "_sha2"}
 
 
 def _loaded_after(stderr: str, first: str) -> set[str]:

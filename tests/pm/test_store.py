@@ -68,3 +68,18 @@ def test_a_write_outside_the_roots_is_refused_before_touching_disk(tmp_path: Pat
     with pytest.raises(StoreError, match="refusing to write outside"):
         store.write_bytes(tmp_path / "plugins" / "x" / "evil.py", b"")
     assert not (tmp_path / "plugins").exists()
+
+
+def test_an_atomic_replace_sets_the_mode_first_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """pm.base.atomic, under Store, the index cache and the shortcut: the mode is the file's from
+    the start, and a failed replace (here: the target is a folder) leaves the old state alone."""
+    from pm.base.atomic import replace_with
+
+    target = tmp_path / "f.json"
+    replace_with(target, b"one", mode=0o640)
+    assert target.read_bytes() == b"one" and target.stat().st_mode & 0o777 == 0o640
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x").write_text("kept")
+    with pytest.raises(OSError):
+        replace_with(tmp_path / "d", b"two", durable=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "f.json"] and (tmp_path / "d" / "x").read_text() == "kept"
