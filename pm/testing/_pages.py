@@ -17,6 +17,7 @@ from packaging.utils import (
     parse_sdist_filename,
     parse_wheel_filename,
 )
+from packaging.version import Version
 
 from pm.testing.wheels import IndexFile, metadata_bytes
 
@@ -55,6 +56,17 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+
+def project_version(filename: str) -> tuple[NormalizedName, Version] | None:
+    """The project and version a wheel's or sdist's file name gives; None for another name."""
+    try:
+        if filename.endswith(".whl"):
+            project, version, _, _ = parse_wheel_filename(filename)
+            return project, version
+        return parse_sdist_filename(filename)
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+
 @dataclasses.dataclass(frozen=True)
 class ServedFile:
     """One file as the index publishes it: its record plus facts read once from its bytes."""
@@ -70,13 +82,10 @@ class ServedFile:
     @classmethod
     def read(cls, record: IndexFile) -> ServedFile | None:
         """Describe ``record``; ``None`` when its name is no wheel or sdist name."""
-        try:
-            if record.filename.endswith(".whl"):
-                project, version, _, _ = parse_wheel_filename(record.filename)
-            else:
-                project, version = parse_sdist_filename(record.filename)
-        except (InvalidWheelFilename, InvalidSdistFilename):
+        named = project_version(record.filename)
+        if named is None:
             return None
+        project, version = named
         data, metadata = record.path.read_bytes(), metadata_bytes(record.path)
         requires_python = BytesParser().parsebytes(metadata, headersonly=True)["Requires-Python"]
         wheel_metadata = metadata if record.filename.endswith(".whl") else None

@@ -22,18 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from packaging.utils import (
-    InvalidSdistFilename,
-    InvalidWheelFilename,
     NormalizedName,
     canonicalize_name,
-    parse_sdist_filename,
-    parse_wheel_filename,
 )
 from packaging.version import Version
 
 from pm.testing._handler import _Handler, _Server
 from pm.testing._pages import PRESETS as PRESETS
-from pm.testing._pages import SUFFIXES, ServedFile, html_page, upload_time
+from pm.testing._pages import SUFFIXES, ServedFile, html_page, project_version, upload_time
 from pm.testing._pages import Transfer as Transfer
 from pm.testing._pages import negotiate as negotiate
 from pm.testing.wheels import IndexFile, build_packages
@@ -259,14 +255,10 @@ class LocalIndex:
         inode = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
         known = self._facts.get(inode)
         if known is not None and stat.st_nlink > 1:
-            try:
-                if record.filename.endswith(".whl"):
-                    project, version, _, _ = parse_wheel_filename(record.filename)
-                else:
-                    project, version = parse_sdist_filename(record.filename)
-            except (InvalidWheelFilename, InvalidSdistFilename):
+            named = project_version(record.filename)
+            if named is None:
                 return None
-            if (project, str(version)) == (known.project, known.version):
+            if (named[0], str(named[1])) == (known.project, known.version):
                 return dataclasses.replace(known, record=record)
         facts = ServedFile.read(record)
         if facts is not None:
