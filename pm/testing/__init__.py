@@ -16,7 +16,7 @@ Standard library and ``packaging`` (plus PyYAML for homes) only; nothing here is
 from __future__ import annotations
 
 from pm.testing.environ import NO_TOOL_FILES, TOOL_VARIABLES, without_tool_settings
-from pm.testing.homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, make_home, tree_digest
+from pm.testing.homes import DECLARING_STYLES, STYLES, add_plugin, add_profile, isolated_home, make_home, tree_digest
 from pm.testing.index import PRESETS, LocalIndex, Transfer, index_from_spec, negotiate
 from pm.testing.wheels import (
     IndexFile,
@@ -44,6 +44,7 @@ __all__ = [
     "build_wheel",
     "escape_name",
     "index_from_spec",
+    "isolated_home",
     "make_home",
     "metadata_bytes",
     "negotiate",

@@ -45,6 +45,24 @@ def make_home(path: Path, *, config: Mapping[str, Any] | None = None) -> Path:
     return path
 
 
+def isolated_home(tmp_path: Path, monkeypatch: Any, *, core: Iterable[str], lock: str = "",
+                  config: Mapping[str, Any] | None = None, index_url: str | None = None) -> Path:
+    """A home at ``tmp_path/home`` that nothing of this machine reaches: pm's index, find-links and
+    home variables unset, a cache of its own, no bundled plugins, no colour. Core is
+    ``tmp_path/core.toml`` (requirements ``core``) locked by ``tmp_path/lock.txt`` (``lock``), both
+    named in the config's ``pm`` section with ``index_url`` when given; ``config`` adds the rest."""
+    for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
+    (tmp_path / "core.toml").write_text(f"[project]\nname = 'host'\ndependencies = {json.dumps(list(core))}\n")
+    (tmp_path / "lock.txt").write_text(lock)
+    pm = {"core": str(tmp_path / "core.toml"), "core_lock": str(tmp_path / "lock.txt")}
+    pm |= {"index_url": index_url} if index_url is not None else {}
+    return make_home(tmp_path / "home", config={**(config or {}), "pm": pm})
+
+
 def add_profile(home: Path, name: str, *, config: Mapping[str, Any] | None = None) -> Path:
     """Create the profile ``home/profiles/<name>/`` (itself a home) and return its path."""
     return make_home(home / "profiles" / name, config=config)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.testing import add_plugin, index_from_spec, make_home
+from pm.testing import add_plugin, index_from_spec, isolated_home
 
 SPEC = {
     "sharedlib": {"1.0": [], "2.0": {"requires_python": ">=3.99"}},
@@ -28,15 +28,8 @@ def index(tmp_path_factory):
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch, index) -> Path:
-    for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
-    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['tinyhttp']\n")
-    (tmp_path / "lock.txt").write_text("")
-    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["x"]}, "pm": {
-        "core": str(tmp_path / "core.toml"), "core_lock": str(tmp_path / "lock.txt"), "index_url": index.url}})
+    home = isolated_home(tmp_path, monkeypatch, core=["tinyhttp"], index_url=index.url,
+                         config={"plugins": {"enabled": ["x"]}})
     add_plugin(home / "plugins", "x", style="manifest", dependencies=["sharedlib"])
     return home
 

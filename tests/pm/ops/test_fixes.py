@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.testing import add_plugin, index_from_spec, make_home
+from pm.testing import add_plugin, index_from_spec, isolated_home
 from pm.testing.receipts import assert_valid_receipt
 
 SPEC = {
@@ -28,14 +28,8 @@ def index(tmp_path_factory):
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch, index) -> Path:
-    for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
-    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['tenacity']\n")
-    (tmp_path / "lock.txt").write_text("tenacity==9.0\n")
-    return make_home(tmp_path / "home", config={"plugins": {"enabled": []}, "pm": {
-        "core": str(tmp_path / "core.toml"), "core_lock": str(tmp_path / "lock.txt"), "index_url": index.url}})
+    return isolated_home(tmp_path, monkeypatch, core=["tenacity"], lock="tenacity==9.0\n", index_url=index.url,
+                         config={"plugins": {"enabled": []}})
 
 
 def _resolve_with(home: Path, capsys, candidate: str) -> dict:

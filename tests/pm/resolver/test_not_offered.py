@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pm.cli import main
-from pm.testing import add_plugin, index_from_spec, make_home
+from pm.testing import add_plugin, index_from_spec, isolated_home
 from pm.testing.receipts import assert_valid_receipt
 
 #: What a public index would hold for the home's names: the projects exist, at other versions.
@@ -33,14 +33,8 @@ def own(tmp_path_factory):
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
-    for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "no-bundled"))
-    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['tinyhttp>=1', 'ghostlib']\n")
-    (tmp_path / "lock.txt").write_text("tinyhttp==1.0\nsharedlib==2.0\n")
-    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["x", "y"]}})
+    home = isolated_home(tmp_path, monkeypatch, core=["tinyhttp>=1", "ghostlib"], lock="tinyhttp==1.0\nsharedlib==2.0\n",
+                         config={"plugins": {"enabled": ["x", "y"]}})
     add_plugin(home / "plugins", "x", style="manifest", dependencies=["sharedlib>=1,<3"])
     add_plugin(home / "plugins", "y", style="manifest", dependencies=["widget"])
     return home
