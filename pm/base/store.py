@@ -82,6 +82,17 @@ class Store:
 
             shutil.rmtree(path)
 
+    def move(self, source: Path, target: Path) -> Path:
+        """Rename ``source`` to ``target`` (one folder to another on the same file system; atomic:
+        ``target`` appears whole or not at all); both must be inside the roots."""
+        self.check(source)
+        self.check(target)
+        try:
+            os.rename(source, target)
+        except OSError as exc:
+            raise StoreError(target, f"cannot move {source} here: {exc.strerror or exc}") from exc
+        return target
+
     def sweep(self, folder: Path, *, older_than: float = 600.0) -> None:
         """Remove the temporary files (``.<name>.*.tmp``) a writer killed mid-write left in
         ``folder``. Call it holding the home lock; a temporary file lives for milliseconds, so one

@@ -1,5 +1,6 @@
 """Build one generation from a resolution with uv: venv (started before the resolution, by
-:mod:`pm.env.started`), install exactly the pins, verify, record.
+:mod:`pm.env.started`), install exactly the pins, verify, move the venv into the generation's
+folder, record.
 
 uv is told exactly which files to install (URL + sha256 each, ``--no-deps``, ``--require-hashes``,
 no index, no builds): it resolves nothing, and refuses a file whose bytes do not match the sha256
@@ -115,7 +116,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     home = inputs.home
     started = started or start(inputs, uv, store)
     gid, path = started.gid, started.path
-    venv = path / "venv"
+    venv = started.venv  # filled and verified at the building path, then moved in
     progress(f"creating generation {gid}")
     try:
         requirements = store.write_bytes(path / "requirements.txt", requirements_text(resolution, inputs).encode(),
@@ -131,6 +132,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
     progress("verifying")
     pause_point("verify", home, store)
     verify(venv, inputs.target.python_version, resolution, uv)
+    started.move_in(store)
     record = {
         "id": gid,
         "fingerprint": inputs.fingerprint,

@@ -91,6 +91,12 @@ def root(home: Path) -> Path:
     return home / "pm" / "generations"
 
 
+def building(home: Path) -> Path:
+    """The folder where a new generation's venv is made and filled before it moves into its
+    generation (:mod:`pm.env.started`); a dot name, so never listed as a generation."""
+    return root(home) / ".building"
+
+
 def new_id(fingerprint: str) -> str:
     """A fresh id: UTC time (sorts by age), a random part, and the fingerprint's head."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")

@@ -58,6 +58,7 @@ def test_sigkill_at_each_step_leaves_the_previous_generation_selected(
     assert generations.read_state(home)["previous"] == changed.id
     assert run_python(current, "import epsilon; print(epsilon.__version__)") == "1.0"
     assert sorted(p.name for p in (home / "pm").iterdir()) == ["generations", "lock", "receipts", "state.json"]
+    assert not generations.building(home).exists()  # the killed run's half-made venv went with the next build
 
 
 def test_a_killed_pm_takes_its_uv_down_with_it(home: Path, env, changed, tmp_path: Path) -> None:
