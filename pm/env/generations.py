@@ -100,7 +100,12 @@ def building(home: Path) -> Path:
 def new_id(fingerprint: str) -> str:
     """A fresh id: UTC time (sorts by age), a random part, and the fingerprint's head."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
-    return f"{stamp}-{os.urandom(3).hex()}-{fingerprint.removeprefix('sha256:')[:10]}"
+    return f"{stamp}-{os.urandom(3).hex()}{_id_tail(fingerprint)}"
+
+
+def _id_tail(fingerprint: str) -> str:
+    """How every id built for ``fingerprint`` ends."""
+    return f"-{fingerprint.removeprefix('sha256:')[:10]}"
 
 
 def create(home: Path, store: Store, fingerprint: str) -> tuple[str, Path]:
@@ -211,8 +216,9 @@ def find_built(home: Path, fingerprint: str, *, exclude: str | None = None, watc
     A sync killed between recording a generation and selecting it leaves one; so does a rollback
     away from the generation the inputs still describe. Selecting it again costs no build.
     """
-    for gid in reversed(all_ids(home, watch=watch)):
-        found = load(home, gid, watch=watch) if gid != exclude else None
+    tail = _id_tail(fingerprint)
+    for gid in reversed(all_ids(home, watch=watch)):  # only ids that end as this fingerprint's are read
+        found = load(home, gid, watch=watch) if gid != exclude and gid.endswith(tail) else None
         if found is not None and found.fingerprint == fingerprint and found.intact(watch=watch):
             return found
     return None

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from pm.base.store import Store
+from pm.base.watch import Watch
 from pm.env import generations, leases
 from pm.env.readiness import startup_check
 from pm.testing import tree_digest
@@ -85,3 +86,23 @@ def test_a_lease_of_a_recycled_pid_does_not_count(home: Path) -> None:
     assert leases.prune(home, store) == [1]
     leases.release(home, store)
     assert leases.live(home) == {} and list(leases.folder(home).iterdir()) == []
+
+
+def test_looking_for_a_built_generation_reads_only_the_records_of_its_fingerprint(tmp_path: Path) -> None:
+    """Every sync that must build first asks whether one is built already; with a generation per
+    update kept for months, reading every generation.json made that question grow with them."""
+    home, store = tmp_path / "home", Store(tmp_path / "home" / "pm")
+    wanted, other = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    made = {}
+    for fingerprint in (other, wanted, other, other):
+        gid, path = generations.create(home, store, fingerprint)
+        store.write_json(path / generations.GENERATION_FILE, {"fingerprint": fingerprint, "resolution": {"packages": []},
+                                                                "target": {"markers": {"python_version": "3.11"}}})
+        (path / "venv" / "bin").mkdir(parents=True)
+        (path / "venv" / "bin" / "python").touch()
+        made[gid] = fingerprint
+    watch = Watch()
+    found = generations.find_built(home, wanted, watch=watch)
+    assert found is not None and made[found.id] == wanted
+    read = {key.split("/")[-2] for key in watch.seen if key.endswith(generations.GENERATION_FILE)}
+    assert read == {found.id}
