@@ -127,11 +127,11 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
         raise
     started.wait()
     pause_point("install", home, store)
-    install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
-            index_urls=(*inputs.settings.index_urls, *inputs.settings.find_link_pages))
+    said = install(venv, requirements, resolution, uv, progress, offline=inputs.settings.offline,
+                   index_urls=(*inputs.settings.index_urls, *inputs.settings.find_link_pages))
     progress("verifying")
     pause_point("verify", home, store)
-    verify(venv, inputs.target.python_version, resolution, uv)
+    verify(venv, inputs.target.python_version, resolution, uv, uv_check=spoke(said))
     started.move_in(store)
     record = {
         "id": gid,
@@ -150,10 +150,13 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
 
 
 def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, progress: Progress,
-            *, offline: bool = False, index_urls: tuple[str, ...] = ()) -> None:
+            *, offline: bool = False, index_urls: tuple[str, ...] = ()) -> str:
     """Install exactly the pinned files: from uv's cache alone first, then (unless ``offline``)
     downloading what is missing, with the credentials written in ``index_urls`` (the indexes and
-    find-links pages the files came from).
+    find-links pages the files came from). Returns what uv said.
+
+    ``--strict``: once installed, uv validates the environment as ``uv pip check`` does (every
+    installed distribution's requirements met) and warns about what is not (:func:`spoke`).
 
     The first uv run has ``--offline``: uv takes every file from its cache, still checking each
     against the sha256 of the resolution, and fails before installing anything when one is not
@@ -164,23 +167,29 @@ def install(venv: Path, requirements: Path, resolution: Resolution, uv: Uv, prog
     one reported: a file whose cached bytes do not match gets fetched again and checked again.
     """
     if not resolution.pins:
-        return
+        return ""
     size = sum(p.link.size or 0 for p in resolution.pins)
     shown = f" ({size / 1e6:.1f} MB)" if size else ""
     progress(f"downloading and installing {len(resolution.pins)} packages{shown}")
     argv = ("pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps", "--require-hashes",
-            "--no-index", "--no-build", "--link-mode", "hardlink", "-r", str(requirements))
+            "--no-index", "--no-build", "--link-mode", "hardlink", "--strict", "-r", str(requirements))
     try:
-        uv.run(*argv, "--offline")
-        return
+        return uv.run(*argv, "--offline")
     except UvError as failure:
         if offline:
             _raise_refused(failure)
     with uv_credentials(index_urls) as env:
         try:
-            uv.run(*argv, env=env)
+            return uv.run(*argv, env=env)
         except UvError as failure:
             _raise_refused(failure)
+
+
+def spoke(said: str) -> bool:
+    """Whether uv warned about anything while installing: its ``--strict`` validation of the
+    environment found a problem, or something else deserves a look. Then ``uv pip check`` gives
+    the verdict (:func:`verify`); a silent install was validated already, by the same code."""
+    return any(line.lstrip().lower().startswith("warning") for line in said.splitlines())
 
 
 @contextlib.contextmanager
@@ -262,10 +271,14 @@ def members(inputs: Inputs) -> list[dict[str, Any]]:
     return found
 
 
-def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv) -> None:
+def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv, *, uv_check: bool = True) -> None:
     """Every pin present at its version and nothing else installed, metadata read by range equal to what was installed
-    (:mod:`pm.records.recheck`; a mismatch is an IndexFailure naming the file), and ``uv pip check``
-    content. uv checks on another thread while pm checks its part; pm's failure is told first."""
+    (:mod:`pm.records.recheck`; a mismatch is an IndexFailure naming the file), and (``uv_check``: the
+    install's own validation spoke) ``uv pip check`` content. uv checks on another thread while pm
+    checks its part; pm's failure is told first."""
+    if not uv_check:
+        _verify_pins(venv, python_version, resolution)
+        return
     check = Background(lambda: uv.run("pip", "check", "--python", str(venv / "bin" / "python")), "pm-check")
     try:
         _verify_pins(venv, python_version, resolution)

@@ -15,7 +15,7 @@ import pytest
 
 from pm.base.uv import Uv, UvError
 from pm.env import generations
-from pm.env.build import VerifyError, verify
+from pm.env.build import VerifyError, spoke, verify
 from pm.records.sections import resolution_from_json
 from pm.testing import build_packages
 from pm.testing.cli import pm
@@ -128,6 +128,32 @@ def test_uv_pip_check_still_refuses_a_generation_whose_pins_are_not_consistent(
     with pytest.raises(UvError, match=r"uv pip check` exited with 1") as raised:
         verify(venv, python_version, resolution, Uv(tmp_path / "uv-cache", binary=uv_bin))
     assert "alpha" in raised.value.output
+
+
+def test_a_frozen_file_whose_pins_are_not_consistent_is_never_selected(home: Path, capsys) -> None:
+    """A receipt edited to drop alpha, which beta requires, its inputs still those of the home:
+    uv's validation after installing (``--strict``) warns, ``uv pip check`` refuses, and the
+    generation that was selected stays selected."""
+    receipt_file = _resolved_on(home, capsys)
+    selected = _selected_ids(home)
+    data = json.loads(receipt_file.read_text())
+    data["resolution"]["packages"] = [p for p in data["resolution"]["packages"] if p["name"] != "alpha"]
+    receipt_file.write_text(json.dumps(data))
+    result = pm(capsys, home, "sync", "--from", str(receipt_file), "--json")
+    assert (result.code, result.data["outcome"]) == (1, "failed")
+    assert result.data["failure"]["kind"] == "uv", json.dumps(result.data["failure"])
+    assert "`uv pip check` exited with 1" in result.data["failure"]["message"]
+    assert "requires `alpha" in result.data["failure"]["message"]
+    assert _selected_ids(home) == selected
+
+
+@pytest.mark.parametrize(("said", "spoken"), [
+    ("Resolved 4 packages in 2ms\nInstalled 4 packages in 9ms\n + alpha==1.0\n", False),
+    ("Installed 1 package in 3ms\nwarning: The package `beta` requires `alpha>=1`, but it's not installed\n", True),
+    ("warning: Failed to hardlink files; falling back to full copy.\nInstalled 4 packages in 9ms\n", True),
+])
+def test_uv_pip_check_runs_after_an_install_that_warned(said: str, spoken: bool) -> None:
+    assert spoke(said) is spoken
 
 
 def _receipt_of(count: int) -> dict:
