@@ -171,7 +171,7 @@ def _closure_unmet(generation: Generation, installed: Installed,
                    environment: dict[str, str], *, watch: Watch = UNWATCHED) -> dict[Origin, list[Miss]]:
     """When a pin of the generation is gone or replaced, what each installed pin now misses of
     its own dependencies, charged to the origins that pulled it in. Empty (and free) otherwise:
-    a generation whose pins all match is the closure ``uv pip check`` accepted at build time."""
+    a generation whose pins all match is the closure uv validated at build time (``uv pip install --strict``, ``uv pip check``)."""
     pins = generation.record["resolution"]["packages"]
     if all(str(installed.get(canonicalize_name(p["name"]))) == p["version"] for p in pins):
         return {}
