@@ -19,7 +19,9 @@ Usage: python scripts/bench/sync.py [--runs N] [--python PATH] [--sizes 10,50,20
    resolver; each run's file is exported, untimed, after the inputs change) against the same. The
    four are run in turns, one of each per round, so that a change of the machine's load between
    rounds moves pm's and uv's figures alike. One more sync, through a shim on HERMES_PM_UV that
-   logs each uv call, splits the build into uv's time and pm's own.
+   logs each uv call, splits the build into uv's time and pm's own. "Python floor", timed in the
+   same rounds: the same interpreter starting and importing only packaging.requirements and yaml
+   (:data:`FLOOR`), what no Python implementation of pm can skip, as a ratio to uv's pair.
 --mode picks the local index's headers (see resolve.py; default revalidate, LocalIndex's stock
 max-age=0, under which a warm uv revalidates every page: with pypi a warm uv compile sends no
 request at all, a harder bar for the no-op). uv targets the real executable behind --python (a venv's symlink or a pyenv shim resolved), so
@@ -157,6 +159,11 @@ def uv_install(python: str, venv: Path, pins: Path, cache: Path, index: list[str
     return made + installed
 
 
+#: What any pm process that reads plugin declarations pays before its own code runs: the
+#: interpreter's start and the parsers it cannot do without (requirements, YAML manifests).
+FLOOR = "import packaging.requirements, yaml"
+
+
 def frozen_sync(
     args, layout: workloads.Layout, workload: workloads.Workload, url: str, env: dict[str, str], run: int
 ) -> float:
@@ -188,8 +195,9 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
     rounds: list[tuple[float, ...]] = []
     for i in range(args.runs):
         rounds.append((ours(i), frozen_sync(args, layout, workload, url, env, 500 + i),
+                       h.run([args.python, "-c", FLOOR], env)[0],
                        *(uv_install(args.target, folder / "venv", pins, cache, index) for pins, cache, index in pairs)))
-    sync, frozen, *figures = (statistics.median(column) for column in zip(*rounds, strict=True))
+    sync, frozen, floor, *figures = (statistics.median(column) for column in zip(*rounds, strict=True))
     resolve = h.median_of(
         args.runs, lambda i: h.run(h.pm_argv(args.python, "resolve", layout, url), env)[0]
     )
@@ -206,6 +214,7 @@ def build_row(args, folder: Path, workload: workloads.Workload, url: str) -> lis
         h.ratio(sync, figures[0], 1.5),
         h.ms(figures[1]),
         h.ratio(sync, figures[1], 1.5),
+        f"{h.ms(floor)} ({floor / figures[1]:.2f}x)",
     ]
 
 
@@ -268,6 +277,7 @@ def main() -> None:
             "ratio",
             "uv URLs --no-index",
             "ratio",
+            "Python floor (/uv URLs)",
         ],
         [build],
     )
