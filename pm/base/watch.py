@@ -4,7 +4,8 @@ can tell without parsing anything that none of it changed (:mod:`pm.cli.shortcut
 A :class:`Watch` is the evidence of one command. It is passed explicitly: the CLI makes one and
 hands it to the operation in its options; the transaction hands it to every reader it calls (the
 inputs gathered keep it as ``Inputs.watch``), so the shortcut stores the very object the command
-read through. Each reader notes what it saw: a file's bytes (:meth:`Watch.file`), a folder's
+read through. Each reader notes what it saw: a file's bytes (:meth:`Watch.file`; of a big one it
+hashed itself, their sha256: :meth:`Watch.digest`), a folder's
 entries with their kinds and link targets (:meth:`Watch.folder`: every probe of a path in that
 folder is covered by it), where a path really is (:meth:`Watch.real`) and a program's identity
 (:meth:`Watch.stat`). Each observation is a key (``"f:/path"``) and the value seen;
@@ -57,6 +58,13 @@ class Watch:
         if self.keeps:
             self._note("f:" + os.fspath(path),
                        lambda: sha256(data).hexdigest() if data is not None else file_state(path))
+
+    def digest(self, path: os.PathLike[str] | str, hexdigest: str) -> None:
+        """``path`` holds bytes of that sha256, whatever its size (hashed by the caller: a wheel in
+        a ``--find-links`` folder). Looked at again by its stat signature; hashed whole again
+        (:func:`file_digest`) only once that moved."""
+        if self.keeps:
+            self._note("h:" + os.fspath(path), lambda: hexdigest)
 
     def refused(self, path: os.PathLike[str] | str) -> None:
         """``path`` was refused (unreadable, too big, not UTF-8, escaping): nothing decided over a
@@ -183,7 +191,7 @@ def vouch(seen: dict[str, str | None]) -> dict[str, str]:
     now = time.time_ns()
     for key, value in seen.items():
         kind, path = key[:2], key[2:]
-        if kind not in ("f:", "d:") or value is None or (kind == "f:" and len(value) != 64):
+        if kind not in ("f:", "d:", "h:") or value is None or (kind != "d:" and len(value) != 64):
             continue
         before = _stat(path)
         if before is None or now - max(before.st_mtime_ns, before.st_ctime_ns) < SETTLED_NS:
@@ -241,6 +249,28 @@ def file_state(path: os.PathLike[str] | str) -> str | None:
     return sha256(data).hexdigest()
 
 
+def file_digest(path: os.PathLike[str] | str) -> str | None:
+    """The sha256 of a regular file of any size, streamed; None when it cannot be read."""
+    import hashlib  # OpenSSL's, for big files: a hit reaches here only when the file's signature moved
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    digest = hashlib.sha256()
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not-a-file"
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
 def folder_state(path: os.PathLike[str] | str) -> str | None:
     try:
         entries = sorted(os.scandir(path), key=lambda e: e.name)
@@ -277,4 +307,4 @@ def _target(entry: os.DirEntry[str]) -> str:
 
 
 _LOOKS: dict[str, Callable[[str], str | None]] = {
-    "f:": file_state, "d:": folder_state, "r:": os.path.realpath, "s:": stat_state}
+    "f:": file_state, "h:": file_digest, "d:": folder_state, "r:": os.path.realpath, "s:": stat_state}

@@ -37,15 +37,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    home, options, reporter = home_of(args), options_from(args), reporter_for(args.json or args.quiet)
+    home, reporter, watch = home_of(args), reporter_for(args.json or args.quiet), Watch()
     if getattr(args, "from_file", None):
-        done = sync_from(home, args.from_file, options, reporter, ignore_inputs=args.ignore_inputs,
-                         allow_unmet=args.allow_unmet)
-        tell_changes(args)
-        report(done.receipt, json_output=args.json)
-        return done.code
-    watch = Watch()
-    done = sync(home, options_from(args, watch=watch), reporter)
+        done = sync_from(home, args.from_file, options_from(args, watch=watch), reporter,
+                         ignore_inputs=args.ignore_inputs, allow_unmet=args.allow_unmet)
+    else:
+        done = sync(home, options_from(args, watch=watch), reporter)
     watch.code("packaging", "yaml")
     tell_changes(args)
     report(done.receipt, json_output=args.json)

@@ -193,12 +193,12 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     inputs, draft = txn.gathered, txn.draft
     _remove_incomplete(txn)
     with cleaning_up(txn):
-        frozen = read_frozen(Path(label), inputs.target)
+        frozen = read_frozen(Path(label), inputs.target, watch=txn.watch)
     changes = _check_basis(txn, frozen, label, ignore_inputs)
     if changes != []:  # FILE was not made for these inputs: its pins must still meet them
         _check_pins_meet_roots(txn, frozen.resolution, label, allow_unmet)
     with cleaning_up(txn):
-        resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders)
+        resolution, local = localize(frozen.resolution, inputs.settings.find_link_folders, watch=txn.watch)
         _check_offline(inputs, resolution, label)
     draft.record(frozen={"local_files": list(local)})
     draft.resolution = resolution_to_json(resolution)
@@ -206,9 +206,9 @@ def _sync_from(txn: Transaction, label: str, ignore_inputs: bool, allow_unmet: b
     frozen_inputs = replace(inputs, fingerprint=inputs.fingerprint if changes == [] else frozen.sha256,
                             settings=replace(inputs.settings,  # the pins' own credentials, for uv's netrc only
                                              index_urls=(*inputs.settings.index_urls, *frozen.credentials)))
-    current = generations.selected(inputs.home)
+    current = generations.selected(inputs.home, watch=txn.watch)
     if current is not None and current.fingerprint == frozen_inputs.fingerprint \
-            and _files_of(current.record["resolution"]) == _files_of(draft.resolution) and current.intact():
+            and _files_of(current.record["resolution"]) == _files_of(draft.resolution) and current.intact(watch=txn.watch):
         select_generation(txn, Obtained(current, "current"))
         return
     txn.reporter.progress(f"building {len(resolution.pins)} files of {label} ({len(local)} from --find-links folders)")

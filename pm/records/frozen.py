@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pm.base.errors import InputError, PmError, Problem
 from pm.base.files import read_text
+from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.union import Origin
 from pm.records.sections import resolution_from_json
 from pm.resolver import Pin, Resolution
@@ -155,10 +156,10 @@ def _target_words(target: Mapping[str, Any]) -> str:
     return f"{impl} {version} on {system} {machine}"
 
 
-def read_frozen(path: Path, target: Target) -> Frozen:
+def read_frozen(path: Path, target: Target, *, watch: Watch = UNWATCHED) -> Frozen:
     """Read a receipt, a ``generation.json`` or a ``pylock.toml``; raises :class:`InputError`
     naming the file and key. ``target`` picks a pylock's wheels and evaluates its markers."""
-    text = read_text(path, limit=MAX_FROZEN_BYTES)
+    text = read_text(path, limit=MAX_FROZEN_BYTES, watch=watch)
     digest = "sha256:" + text.sha256
     if path.suffix == ".toml":
         resolution, basis = _from_pylock(path, text.text, target)
@@ -266,13 +267,14 @@ def _from_pylock(path: Path, text: str, target: Target) -> tuple[Resolution, Bas
     return _resolution(pins, problems), basis
 
 
-def localize(resolution: Resolution, folders: Sequence[Path]) -> tuple[Resolution, tuple[str, ...]]:
+def localize(resolution: Resolution, folders: Sequence[Path], *,
+             watch: Watch = UNWATCHED) -> tuple[Resolution, tuple[str, ...]]:
     """Point every pin whose file lies in one of ``folders`` (same filename, same sha256) at that
     file; returns the new resolution and the filenames taken locally. A same-named file with other
     bytes raises :class:`FileMismatch` (unless a later folder holds the right one)."""
     pins, local = [], []
     for pin in resolution.pins:
-        found, wrong = _local_file(pin, folders)
+        found, wrong = _local_file(pin, folders, watch)
         if found is None and wrong is not None:
             raise FileMismatch(wrong[0], pin.link.sha256 or "", wrong[1])
         if found is not None:
@@ -282,15 +284,17 @@ def localize(resolution: Resolution, folders: Sequence[Path]) -> tuple[Resolutio
     return Resolution(tuple(pins)), tuple(local)
 
 
-def _local_file(pin: Pin, folders: Sequence[Path]) -> tuple[Path | None, tuple[Path, str] | None]:
+def _local_file(pin: Pin, folders: Sequence[Path], watch: Watch) -> tuple[Path | None, tuple[Path, str] | None]:
     wrong = None
     for folder in folders:
         candidate = folder / pin.link.filename
         if not candidate.is_file():
+            watch.file(candidate)  # absent (or not a file): one put there is a change
             continue
         from pm.index.findlinks import file_sha256  # only for a file in a --find-links folder
 
         digest = file_sha256(candidate)
+        watch.digest(candidate, digest)
         if digest == pin.link.sha256:
             return candidate.absolute(), None
         wrong = wrong or (candidate, digest)

@@ -1,8 +1,9 @@
-"""The shortcut for ``sync`` and ``check`` (pm.cli.shortcut): once a full ``python -m pm sync``
-found nothing to do, or a full ``check`` judged the selected generation, the identical command
-over the same inputs, the same selection and the same installed generation answers from memory;
-anything it read that changed (a declaration, ``state.json``, the generation's record, its
-site-packages, its interpreter) is a miss, and the full command decides.
+"""The shortcut for ``sync`` (``--from FILE`` too) and ``check`` (pm.cli.shortcut): once a full
+``python -m pm sync`` found nothing to do, or a full ``check`` judged the selected generation, the
+identical command over the same inputs, the same selection and the same installed generation
+answers from memory; anything it read that changed (a declaration, ``state.json``, the
+generation's record, its site-packages, its interpreter, FILE, a ``--find-links`` file FILE's
+pins took) is a miss, and the full command decides.
 
 Every run is a real process against a real local index; the generation is built by real uv."""
 
@@ -193,6 +194,9 @@ command, home, index, core, lock = sys.argv[1:6]
 flags = Flags(index_url=index, core=core, core_lock=lock)
 if command == "sync":
     from pm.ops.sync import sync as run
+elif command == "sync-from":
+    from pm.ops.sync import sync_from
+    run = lambda home, options: sync_from(home, sys.argv[6], options)
 else:
     from pm.ops.check import check as run
 watch = Watch()
@@ -202,19 +206,22 @@ print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed"
 '''
 
 
-@pytest.mark.parametrize("command", ["sync", "check"])
+@pytest.mark.parametrize("command", ["sync", "check", "sync-from"])
 def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Home, command: str) -> None:
-    """The guard of the idea for sync and check: whatever they open or list under the home
-    (generations included) but their own receipts and lock, a Watch has noted."""
+    """The guard of the idea for sync, check and ``sync --from FILE``: whatever they open or list
+    under the home (generations included) but their own receipts and lock, and FILE, a Watch has
+    noted."""
     home.run("sync")  # the next sync is a no-op
+    frozen = home.home.parent / "pylock.toml"
+    home.run("export", "--output", str(frozen))
     done = subprocess.run([sys.executable, "-c", AUDIT, command, str(home.home), home.index.url,
-                           str(home.home.parent / "core.toml"), str(home.home.parent / "lock.txt")],
+                           str(home.home.parent / "core.toml"), str(home.home.parent / "lock.txt"), str(frozen)],
                           env=home.env, cwd=home.home.parent, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     own = (str(home.home / "pm" / "receipts"), str(home.home / "pm" / "lock"))
-    inputs = (str(home.home), str(home.home.parent / "core.toml"), str(home.home.parent / "lock.txt"))
+    inputs = (str(home.home), str(home.home.parent / "core.toml"), str(home.home.parent / "lock.txt"), str(frozen))
     seen = set(found["seen"])
     opened = [p for p in found["opened"] if p.startswith(inputs) and not p.startswith(own)]
     listed = [p for p in found["listed"] if p.startswith(inputs) and not p.startswith(own)
@@ -267,3 +274,53 @@ def test_a_receipts_folder_leading_out_of_the_home_is_never_written_by_a_hit(hom
     done = home.run("check")  # a miss: the full command decides (and refuses to write there too)
     assert list(outside.iterdir()) == []
     assert "receipt not written" in done.stderr
+
+
+# -- sync --from FILE: declarative builds run it at every activation ------------------------------------
+
+
+def _lock(home: Home) -> Path:
+    lock = home.home.parent / "pylock.toml"
+    home.run("export", "--output", str(lock))
+    return lock
+
+
+def test_a_frozen_no_op_is_answered_from_memory_as_the_full_command_answers_it(home: Home) -> None:
+    lock = _lock(home)
+    full = home.run("sync", "--from", str(lock))
+    full_receipt = home.latest()
+    assert not full_receipt.get("shortcut") and full_receipt["message"] == "already in sync"
+
+    short = home.run("sync", "--from", str(lock))
+
+    answered = home.latest()
+    assert answered["shortcut"] is True
+    assert without(answered, *VOLATILE) == without(full_receipt, *VOLATILE)
+    assert short.stderr.splitlines()[:-1] == full.stderr.splitlines()[:-1]
+
+
+def test_a_changed_lock_is_a_miss(home: Home) -> None:
+    lock = _lock(home)
+    home.run("sync", "--from", str(lock))
+    lock.write_text(lock.read_text() + "# edited\n")  # the same files: the full command is a no-op too
+    home.run("sync", "--from", str(lock))
+    assert not home.latest().get("shortcut") and home.latest()["message"] == "already in sync"
+    lock.write_text(lock.read_text().replace('version = "2.0"', 'version = "1.0"'))  # other pins
+    home.run("sync", "--from", str(lock), ok=1)
+    assert not home.latest().get("shortcut") and home.latest()["outcome"] != "ok"
+
+
+def test_a_find_links_file_with_other_bytes_is_a_miss(home: Home, tmp_path: Path) -> None:
+    lock = _lock(home)
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    (beta,) = (f.record.path for name, f in home.index.served_files().items() if name.startswith("beta-2.0-"))
+    shutil.copy(beta, folder / beta.name)
+    for _ in range(2):  # another fingerprint (find-links folders are inputs): built, then a full no-op
+        home.run("sync", "--from", str(lock), "--find-links", str(folder))
+    assert home.latest()["frozen"]["local_files"] == [beta.name]
+    home.run("sync", "--from", str(lock), "--find-links", str(folder))
+    assert home.latest()["shortcut"] is True
+    (folder / beta.name).write_bytes(b"not the wheel the lock names")
+    done = home.run("sync", "--from", str(lock), "--find-links", str(folder), ok=1)
+    assert not home.latest().get("shortcut") and "does not match the sha256" in done.stderr

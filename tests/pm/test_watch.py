@@ -245,3 +245,21 @@ def test_a_vouched_folder_answers_for_the_real_paths_in_it_until_it_changes(tmp_
     assert not _watch.unchanged(watch.seen, stamps)
     os.utime(plugins)  # its listing as it was noted, but no longer proved by its stat: looked at
     assert not _watch.unchanged({f"r:{plugins / 'maps'}": str(plugins / "maps")}, {})
+
+
+def test_a_big_file_noted_by_its_digest_holds_by_its_stat_until_it_changes(tmp_path: Path, monkeypatch: Any) -> None:
+    """A wheel in a --find-links folder is hashed by the caller, streaming; a file over MAX_HASHED
+    is never read whole by the watch, so once its signature moves it no longer holds."""
+    import hashlib
+
+    monkeypatch.setattr(_watch, "SETTLED_NS", 0)
+    wheel = tmp_path / "big-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"a" * (_watch.MAX_HASHED + 10))
+    watch = _watch.Watch()
+    watch.digest(wheel, hashlib.sha256(wheel.read_bytes()).hexdigest())
+    stamps = _watch.vouch(watch.seen)
+    assert set(stamps) == {f"h:{wheel}"} and _watch.unchanged(watch.seen, stamps)
+    st = wheel.stat()
+    wheel.write_bytes(b"b" * (_watch.MAX_HASHED + 10))  # same size and mtime, other bytes
+    os.utime(wheel, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert not _watch.unchanged(watch.seen, stamps)
