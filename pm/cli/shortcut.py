@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped when what a record holds, or what it must match, changes.
-FORMAT = 4
+FORMAT = 5
 FOLDER = "shortcuts-v2"
 #: A record's file name: ``<key>.rec``.
 SUFFIX = ".rec"
@@ -128,17 +128,26 @@ def _load(path: str) -> dict[str, Any] | None:
     return record
 
 
-#: The fields of a record that are text (the rest: ``exit_code``, ``seen``, ``stamps``, ``pages``).
+#: The fields of a record that are text (the rest: ``exit_code``, ``seen``, ``stamps``, ``pages``,
+#: ``refetch``, ``request``, ``offline``).
 _TEXTS = ("command", "token", "kind", "home", "folder", "file", "out", "err")
 
 
 def _still(record: dict[str, Any]) -> bool:
     """Every observation made the same way again (a resolve's page headers among them: the same
-    bytes), every page fresh by the fetch time and max-age those bytes hold (offline: there)."""
-    seen, stamps, pages = record["seen"], record["stamps"], record["pages"]
-    if not (isinstance(seen, dict) and isinstance(stamps, dict) and isinstance(pages, list)):
+    bytes), every page fresh by the fetch time and max-age those bytes hold (offline: there), and
+    every page no max-age lets pm keep answered again with the same bytes."""
+    seen, stamps, pages, refetch = record["seen"], record["stamps"], record["pages"], record["refetch"]
+    if not (isinstance(seen, dict) and isinstance(stamps, dict) and isinstance(pages, list)
+            and isinstance(refetch, list)):
         return False
-    return _fresh(pages, offline=bool(record["offline"])) and _watch.unchanged(seen, stamps)
+    if not (_fresh(pages, offline=bool(record["offline"])) and _watch.unchanged(seen, stamps)):
+        return False
+    if not refetch:
+        return True
+    from pm.cli import _refetch  # a bare mirror's pages: asked again, as the full command asks
+
+    return _refetch.same(refetch, record["request"])
 
 
 def _fresh(pages: list[Any], *, offline: bool) -> bool:
@@ -185,22 +194,25 @@ class _Marks:
 
 
 def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], written: dict[str, Any],
-             said: Sequence[str], pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path) -> None:
+             said: Sequence[str], pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path,
+             ask_again: bool = True) -> None:
     """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
-    as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
+    as warnings in ``said``; the pages a resolution was read from, which a hit may ask for again
+    unless ``ask_again`` is False: the index needs credentials pm's settings hold). Never fails the command: a
     cache that cannot be written only costs speed."""
     from pm.base.errors import PmError
     from pm.base.store import Store
 
     folder = cache_root / FOLDER
     try:
-        proofs = _page_proofs(pages, cache_root, offline=offline)
-        if proofs is None:
+        found = _pages(pages, cache_root, offline=offline, ask_again=ask_again)
+        if found is None:
             return
-        seen = {**seen, **{f"f:{path}": sha for path, sha, _, _ in proofs}}
+        watched, fresh, refetch = found
+        seen = {**seen, **watched}
         record = _record(command, written, said, json_output="--json" in argv)
-        record.update(format=FORMAT, command=command, seen=seen, stamps=_watch.vouch(seen),
-                      pages=[[float(fetched), int(age)] for _, _, fetched, age in proofs], offline=bool(offline))
+        record.update(format=FORMAT, command=command, seen=seen, stamps=_watch.vouch(seen), pages=fresh,
+                      refetch=refetch, request=_request() if refetch else {}, offline=bool(offline))
         Store(folder).write_bytes(folder / f"{key(argv, cache_root)}{SUFFIX}",  # 0600: it holds a receipt
                                   marshal.dumps(record), mode=0o600)
         _prune(folder)
@@ -208,19 +220,53 @@ def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], wri
         pass
 
 
-def _page_proofs(pages: list[tuple[str, int, str]], cache_root: Path,
-                 *, offline: bool) -> list[tuple[str, str, float, int]] | None:
-    """:meth:`pm.index.cache.Cache.page_proofs` of the pages a resolution was read from; None
-    (nothing to remember) when one is not stored as it was read, or, online, is never fresh (no
-    max-age: every identical command must ask the index, as the full command does)."""
+def _pages(pages: list[tuple[str, int, str]], cache_root: Path, *, offline: bool,
+           ask_again: bool) -> tuple[dict[str, str], list[list[float]], list[list[str]]] | None:
+    """What a hit checks of the pages a resolution was read from (:meth:`pm.index.cache.Cache.page_proofs`):
+    their header files (watched by their bytes), ``[fetched_at, max_age]`` of each page kept by
+    max-age, and ``[url, body sha256]`` of each page no max-age lets pm keep (online), which a hit
+    asks for again (:mod:`pm.cli._refetch`). None (nothing to remember) when a page is not stored as
+    it was read, or must be asked for in a way the hit does not (credentials, a proxy, a redirect;
+    or ``ask_again`` is False): then every identical command runs in full."""
     if not pages:
-        return []
+        return {}, [], []
     from pm.index.cache import Cache
 
     proofs = Cache(cache_root).page_proofs(pages)
-    if proofs is None or (not offline and any(age <= 0 for _, _, _, age in proofs)):
+    if proofs is None:
         return None
-    return proofs
+    watched = {f"f:{path}": sha for path, sha, _ in proofs}
+    kept = [header for _, _, header in proofs if offline or header.max_age > 0]
+    asked = [header for _, _, header in proofs if not (offline or header.max_age > 0)]
+    if asked and not (ask_again and all(_plainly_asked(header.url, header.final_url, header.status) for header in asked)):
+        return None
+    return (watched, [[float(h.fetched_at), int(h.max_age)] for h in kept],
+            [[h.url, h.body_sha256] for h in asked])
+
+
+def _plainly_asked(url: str, final_url: str, status: int) -> bool:
+    """Whether the page at ``url`` answered 200 where it is (no redirect), over HTTP(S), with no
+    credentials in the URL or netrc and no proxy: as :mod:`pm.cli._refetch` asks it."""
+    from urllib.parse import urlsplit
+
+    from pm.index.base import IndexFailure
+    from pm.index.network import netrc_header, proxy_for
+
+    parts = urlsplit(url)
+    if status != 200 or final_url != url or parts.scheme not in ("http", "https") or parts.username is not None:
+        return False
+    try:
+        return proxy_for(parts.scheme, parts.hostname or "") is None and netrc_header(parts.hostname or "") is None
+    except IndexFailure:  # a SOCKS proxy: the full command says so
+        return False
+
+
+def _request() -> dict[str, str]:
+    """The headers :class:`pm.index.http.HttpClient` sends for an index page (no validators)."""
+    from pm.index._pages import ACCEPT
+    from pm.index.http import USER_AGENT
+
+    return {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", "Accept": ACCEPT}
 
 
 def _record(command: str, written: dict[str, Any], said: Sequence[str], *, json_output: bool) -> dict[str, Any]:

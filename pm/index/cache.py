@@ -171,12 +171,12 @@ class Cache:
                 return False
         return True
 
-    def page_proofs(self, pages: list[tuple[str, int, str]]) -> list[tuple[str, str, float, int]] | None:
+    def page_proofs(self, pages: list[tuple[str, int, str]]) -> list[tuple[str, str, PageHeader]] | None:
         """What tells, later and without this module, that :meth:`pages_current` still holds: for
         each page ``(url, status, body sha256)``, its header file, the sha256 of that file's bytes,
-        and the fetch time and max-age those bytes hold. While the file keeps those bytes, the page
-        is stored as recorded, and fresh while ``0 <= now - fetched_at < max_age``
-        (:meth:`PageHeader.is_fresh`). None when a page is not stored as recorded."""
+        and the header those bytes hold. While the file keeps those bytes, the page is stored as
+        recorded, and fresh while that header :meth:`~PageHeader.is_fresh`. None when a page is not
+        stored as recorded."""
         proofs = []
         for url, status, sha in pages:
             path = self._path(_PAGES, _digest(url))
@@ -184,7 +184,7 @@ class Cache:
             header = None if data is None else self._parse_header(data, url)
             if header is None or data is None or (header.status, header.body_sha256) != (status, sha):
                 return None
-            proofs.append((str(path), _digest(data), header.fetched_at, header.max_age))
+            proofs.append((str(path), _digest(data), header))
         return proofs
 
     def put_header(self, header: PageHeader) -> None:
