@@ -35,7 +35,9 @@ CPU_PER_ANSWER, MAX_WORKERS = 0.005, 32
 
 
 def same(pages: list[list[str]], headers: Mapping[str, str]) -> bool:
-    """Whether every page ``[url, body sha256]`` answers 200 with a body of that sha256 now."""
+    """Whether every page ``[url, body sha256, etag, last-modified]`` is the same now: asked as
+    :meth:`pm.index.simple.SimpleIndexSource` asks (conditionally, when it has validators), it
+    answers 304 Not Modified, or 200 with a body of that sha256."""
     if not pages:
         return True
     asker = _Asker(headers)
@@ -77,8 +79,8 @@ class _Asker:
                 with self.lock:
                     if not queue or False in verdicts:
                         return
-                    url, sha = queue.pop()
-                verdict = self.same(url, sha)
+                    page = queue.pop()
+                verdict = self.same(*page)
                 with self.lock:
                     verdicts.append(verdict)
 
@@ -90,25 +92,26 @@ class _Asker:
             thread.join()
         return len(verdicts) == len(pages) and all(verdicts)
 
-    def same(self, url: str, sha: str) -> bool:
+    def same(self, url: str, sha: str, etag: str, last_modified: str) -> bool:
+        conditions = {"If-None-Match": etag} if etag else {}
+        if last_modified:
+            conditions["If-Modified-Since"] = last_modified
         try:
-            body = self._body(url)
+            status, body = self._get(url, conditions)
         except (OSError, http.client.HTTPException, ValueError, zlib.error):
             return False
-        return body is not None and sha256(body).hexdigest() == sha
+        return status == 304 and bool(conditions) or status == 200 and sha256(body).hexdigest() == sha
 
-    def _body(self, url: str) -> bytes | None:
-        """The decoded body of a 200 answer for ``url``, else None."""
+    def _get(self, url: str, conditions: dict[str, str]) -> tuple[int, bytes]:
+        """The status and decoded body of a GET of ``url``."""
         scheme, _, rest = url.partition("://")
         host, slash, path = rest.partition("/")
         connection = self._connection(scheme, host)
-        connection.request("GET", slash + path, headers=self.headers)
+        connection.request("GET", slash + path, headers={**self.headers, **conditions})
         response = connection.getresponse()
         data = response.read()
-        if response.status != 200:
-            return None
         encoding = (response.getheader("content-encoding") or "").lower()
-        return zlib.decompress(data, wbits=31) if encoding == "gzip" else data
+        return response.status, zlib.decompress(data, wbits=31) if encoding == "gzip" and data else data
 
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         kept = getattr(self.local, "connections", None)

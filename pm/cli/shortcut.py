@@ -224,8 +224,8 @@ def _pages(pages: list[tuple[str, int, str]], cache_root: Path, *, offline: bool
            ask_again: bool) -> tuple[dict[str, str], list[list[float]], list[list[str]]] | None:
     """What a hit checks of the pages a resolution was read from (:meth:`pm.index.cache.Cache.page_proofs`):
     their header files (watched by their bytes), ``[fetched_at, max_age]`` of each page kept by
-    max-age, and ``[url, body sha256]`` of each page no max-age lets pm keep (online), which a hit
-    asks for again (:mod:`pm.cli._refetch`). None (nothing to remember) when a page is not stored as
+    max-age, and ``[url, body sha256, etag, last-modified]`` of each page no max-age lets pm keep
+    (online), which a hit asks for again (:mod:`pm.cli._refetch`). None (nothing to remember) when a page is not stored as
     it was read, or must be asked for in a way the hit does not (credentials, a proxy, a redirect;
     or ``ask_again`` is False): then every identical command runs in full."""
     if not pages:
@@ -241,7 +241,7 @@ def _pages(pages: list[tuple[str, int, str]], cache_root: Path, *, offline: bool
     if asked and not (ask_again and all(_plainly_asked(header.url, header.final_url, header.status) for header in asked)):
         return None
     return (watched, [[float(h.fetched_at), int(h.max_age)] for h in kept],
-            [[h.url, h.body_sha256] for h in asked])
+            [[h.url, h.body_sha256, h.etag or "", h.last_modified or ""] for h in asked])
 
 
 def _plainly_asked(url: str, final_url: str, status: int) -> bool:
@@ -262,7 +262,7 @@ def _plainly_asked(url: str, final_url: str, status: int) -> bool:
 
 
 def _request() -> dict[str, str]:
-    """The headers :class:`pm.index.http.HttpClient` sends for an index page (no validators)."""
+    """The headers :class:`pm.index.http.HttpClient` sends for an index page (its validators apart)."""
     from pm.index._pages import ACCEPT
     from pm.index.http import USER_AGENT
 

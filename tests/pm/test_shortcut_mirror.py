@@ -36,6 +36,20 @@ def test_an_identical_resolve_asks_each_page_once_and_answers_from_memory(mirror
     assert without(mirror.latest(), *VOLATILE) == without(first, *VOLATILE)
 
 
+def test_pages_with_validators_are_asked_conditionally_as_the_full_command_asks(
+        tmp_path: Path, make_index: Callable[..., LocalIndex]) -> None:
+    """LocalIndex's stock headers (``max-age=0, must-revalidate`` and an ETag): a 304 is the same page."""
+    setup = _answered_once(tmp_path, make_index(SPEC))
+    setup.index.reset_log()
+
+    assert setup.shortcut_taken()
+
+    assert sorted((t.path, t.status) for t in setup.index.transfers) == [("/simple/alpha/", 304), ("/simple/beta/", 304)]
+    setup.index.add_files(build_packages(tmp_path / "newer", {"beta": {"3.0": []}}))
+    assert not setup.shortcut_taken()
+    assert pins(setup.latest()) == {"alpha": "2.0", "beta": "3.0"}
+
+
 def test_a_page_with_other_bytes_is_a_miss_and_the_full_command_decides(mirror: Setup, tmp_path: Path) -> None:
     assert mirror.shortcut_taken()
     mirror.index.add_files(build_packages(tmp_path / "newer", {"beta": {"3.0": []}}))
