@@ -9,10 +9,12 @@ the digest of pm's own code (:mod:`pm.base.codekey`) and whether the output stre
 finished receipt, what the command read (every file's bytes, folder listing, real path and
 program identity noted by :mod:`pm.base.watch` while it ran: the inputs, and for sync and check the
 selection state, the selected generation's record, interpreter and installed metadata) and the
-index pages a resolution was read from (each page's header file in the cache, by its bytes, with
-the fetch time and max-age those bytes hold). :func:`answer` takes the shortcut only when every one
-of those observations is made the same way again and every page is still fresh by its own max-age
-(offline: still there) — exactly when the full command would give the same answer —
+index pages a resolution was read from (:mod:`pm.cli._recorded_pages`: each page's header file
+in the cache by its bytes, with the fetch time and max-age those bytes hold, or what to ask the
+index again for a page no max-age lets pm keep). :func:`answer` takes the shortcut only when every
+one of those observations is made the same way again and every page is still fresh by its own
+max-age (offline: still there) or answered again unchanged (:mod:`pm.cli._refetch`) — exactly
+when the full command would give the same answer —
 and then writes a new receipt (new times, the same findings, ``shortcut``) and prints what the
 full command prints. Anything else (a changed file, a stale page, an unreadable record, another
 command) is a miss: the full command runs, and it decides.
@@ -202,71 +204,22 @@ def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], wri
     cache that cannot be written only costs speed."""
     from pm.base.errors import PmError
     from pm.base.store import Store
+    from pm.cli._recorded_pages import recorded, request_headers
 
     folder = cache_root / FOLDER
     try:
-        found = _pages(pages, cache_root, offline=offline, ask_again=ask_again)
+        found = recorded(pages, cache_root, offline=offline, ask_again=ask_again)
         if found is None:
             return
-        watched, fresh, refetch = found
-        seen = {**seen, **watched}
+        seen = {**seen, **found.watched}
         record = _record(command, written, said, json_output="--json" in argv)
-        record.update(format=FORMAT, command=command, seen=seen, stamps=_watch.vouch(seen), pages=fresh,
-                      refetch=refetch, request=_request() if refetch else {}, offline=bool(offline))
+        record.update(format=FORMAT, command=command, seen=seen, stamps=_watch.vouch(seen), pages=found.fresh,
+                      refetch=found.asked, request=request_headers() if found.asked else {}, offline=bool(offline))
         Store(folder).write_bytes(folder / f"{key(argv, cache_root)}{SUFFIX}",  # 0600: it holds a receipt
                                   marshal.dumps(record), mode=0o600)
         _prune(folder)
     except (*MISSES, PmError):
         pass
-
-
-def _pages(pages: list[tuple[str, int, str]], cache_root: Path, *, offline: bool,
-           ask_again: bool) -> tuple[dict[str, str], list[list[float]], list[list[str]]] | None:
-    """What a hit checks of the pages a resolution was read from (:meth:`pm.index.cache.Cache.page_proofs`):
-    their header files (watched by their bytes), ``[fetched_at, max_age]`` of each page kept by
-    max-age, and ``[url, body sha256, etag, last-modified]`` of each page no max-age lets pm keep
-    (online), which a hit asks for again (:mod:`pm.cli._refetch`). None (nothing to remember) when a page is not stored as
-    it was read, or must be asked for in a way the hit does not (credentials, a proxy, a redirect;
-    or ``ask_again`` is False): then every identical command runs in full."""
-    if not pages:
-        return {}, [], []
-    from pm.index.cache import Cache
-
-    proofs = Cache(cache_root).page_proofs(pages)
-    if proofs is None:
-        return None
-    watched = {f"f:{path}": sha for path, sha, _ in proofs}
-    kept = [header for _, _, header in proofs if offline or header.max_age > 0]
-    asked = [header for _, _, header in proofs if not (offline or header.max_age > 0)]
-    if asked and not (ask_again and all(_plainly_asked(header.url, header.final_url, header.status) for header in asked)):
-        return None
-    return (watched, [[float(h.fetched_at), int(h.max_age)] for h in kept],
-            [[h.url, h.body_sha256, h.etag or "", h.last_modified or ""] for h in asked])
-
-
-def _plainly_asked(url: str, final_url: str, status: int) -> bool:
-    """Whether the page at ``url`` answered 200 where it is (no redirect), over HTTP(S), with no
-    credentials in the URL or netrc and no proxy: as :mod:`pm.cli._refetch` asks it."""
-    from urllib.parse import urlsplit
-
-    from pm.index.base import IndexFailure
-    from pm.index.network import netrc_header, proxy_for
-
-    parts = urlsplit(url)
-    if status != 200 or final_url != url or parts.scheme not in ("http", "https") or parts.username is not None:
-        return False
-    try:
-        return proxy_for(parts.scheme, parts.hostname or "") is None and netrc_header(parts.hostname or "") is None
-    except IndexFailure:  # a SOCKS proxy: the full command says so
-        return False
-
-
-def _request() -> dict[str, str]:
-    """The headers :class:`pm.index.http.HttpClient` sends for an index page (its validators apart)."""
-    from pm.index._pages import ACCEPT
-    from pm.index.http import USER_AGENT
-
-    return {"User-Agent": USER_AGENT, "Accept-Encoding": "gzip", "Accept": ACCEPT}
 
 
 def _record(command: str, written: dict[str, Any], said: Sequence[str], *, json_output: bool) -> dict[str, Any]:
