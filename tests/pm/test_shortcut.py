@@ -380,6 +380,7 @@ def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> Non
     good = marshal.loads(records[0].read_bytes())
     for damaged in ({"format": shortcut.FORMAT, "seen": {}, "pages": [], "offline": False},
                     good | {"seen": [1]}, good | {"stamps": None}, good | {"pages": "x"}, good | {"file": 5},
+                    good | {"pages": [[None, 600]]}, good | {"refetch": "x"}, good | {"refetch": [["x"]]},
                     good | {"folder": str(setup.home.parent)}, good | {"home": None}, good | {"command": "gc"},
                     [good], good | {"format": shortcut.FORMAT - 1}):
         for record in records:

@@ -19,6 +19,7 @@ from pm.testing import LocalIndex, build_packages
 from pm.testing.index import PRESETS
 
 from .test_shortcut import SPEC, VOLATILE, Setup, _answered_once, pins, without
+from .test_shortcut_sync import LEAN, _loaded_after
 
 
 @pytest.fixture
@@ -34,6 +35,15 @@ def test_an_identical_resolve_asks_each_page_once_and_answers_from_memory(mirror
 
     assert sorted(mirror.index.requests) == [("GET", "/simple/alpha/"), ("GET", "/simple/beta/")]
     assert without(mirror.latest(), *VOLATILE) == without(first, *VOLATILE)
+
+
+def test_a_hit_over_a_mirror_loads_nothing_of_pm_but_the_shortcut_and_its_asker(mirror: Setup) -> None:
+    done = subprocess.run([mirror.argv[0], "-X", "importtime", *mirror.argv[1:]], env=mirror.env, cwd=mirror.cwd,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert mirror.latest()["shortcut"] is True
+    loaded = _loaded_after(done.stderr, "runpy")
+    assert {name for name in loaded if name.split(".")[0] == "pm"} <= LEAN | {"pm.cli._refetch"}, done.stderr
+    assert not loaded & {"pathlib", "json", "typing", "dataclasses", "hashlib"}, done.stderr
 
 
 def test_pages_with_validators_are_asked_conditionally_as_the_full_command_asks(
