@@ -44,24 +44,33 @@ def recorded(pages: list[tuple[str, int, str]], cache_root: Path, *, offline: bo
         return None
     kept = [header for _, _, header in proofs if offline or header.max_age > 0]
     asked = [header for _, _, header in proofs if not (offline or header.max_age > 0)]
-    if asked and not (ask_again and all(_plainly_asked(h.url, h.final_url, h.status) for h in asked)):
+    hosts: dict[tuple[str, str], bool] = {}
+    if asked and not (ask_again and all(_plainly_asked(h.url, h.final_url, h.status, hosts) for h in asked)):
         return None
     return Recorded({f"f:{path}": sha for path, sha, _ in proofs},
                     [[float(h.fetched_at), int(h.max_age)] for h in kept],
                     [[h.url, h.body_sha256, h.etag or "", h.last_modified or ""] for h in asked])
 
 
-def _plainly_asked(url: str, final_url: str, status: int) -> bool:
+def _plainly_asked(url: str, final_url: str, status: int, hosts: dict[tuple[str, str], bool]) -> bool:
     """Whether the page at ``url`` answered 200 where it is (no redirect), over HTTP(S), with no
-    credentials in the URL or netrc and no proxy: as :mod:`pm.cli._refetch` asks it."""
-    from pm.index.base import IndexFailure
-    from pm.index.network import netrc_header, proxy_for
-
+    credentials in the URL or netrc and no proxy: as :mod:`pm.cli._refetch` asks it. ``hosts``
+    keeps what was found of each scheme and host."""
     parts = urlsplit(url)
     if status != 200 or final_url != url or parts.scheme not in ("http", "https") or parts.username is not None:
         return False
+    where = (parts.scheme, parts.hostname or "")
+    if where not in hosts:
+        hosts[where] = _no_proxy_nor_netrc(*where)
+    return hosts[where]
+
+
+def _no_proxy_nor_netrc(scheme: str, host: str) -> bool:
+    from pm.index.base import IndexFailure
+    from pm.index.network import netrc_header, proxy_for
+
     try:
-        return proxy_for(parts.scheme, parts.hostname or "") is None and netrc_header(parts.hostname or "") is None
+        return proxy_for(scheme, host) is None and netrc_header(host) is None
     except IndexFailure:  # a SOCKS proxy: the full command says so
         return False
 
