@@ -72,9 +72,16 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
             seen = {**watch.seen, f"f:{cache.result_file(key)}": hashlib.sha256(entry).hexdigest()}
             said = [] if refused else list(dict.fromkeys(done.receipt.warnings))  # as the full command prints
             remember(entry_argv, "resolve", seen, written, said, pages, offline=settings.offline,
-                     cache_root=cache.root)
+                     cache_root=cache.root, ask_again=not any(_has_credentials(url) for url in settings.index_urls))
     except (*MISSES, PmError):
         pass
+
+
+def _has_credentials(url: str) -> bool:
+    """Whether an index URL carries ``user:password@`` (its pages are asked with them)."""
+    from urllib.parse import urlsplit
+
+    return "@" in urlsplit(url).netloc
 
 
 def tell_resolved(receipt: Receipt) -> None:

@@ -9,16 +9,20 @@ the digest of pm's own code (:mod:`pm.base.codekey`) and whether the output stre
 finished receipt, what the command read (every file's bytes, folder listing, real path and
 program identity noted by :mod:`pm.base.watch` while it ran: the inputs, and for sync and check the
 selection state, the selected generation's record, interpreter and installed metadata) and the
-index pages a resolution was read from. :func:`answer` takes the shortcut only when every one of
-those observations is made the same way again and every page is still fresh in the cache by its
-own max-age (offline: still there) — exactly when the full command would give the same answer —
+index pages a resolution was read from (:mod:`pm.cli._recorded_pages`: each page's header file
+in the cache by its bytes, with the fetch time and max-age those bytes hold, or what to ask the
+index again for a page no max-age lets pm keep). :func:`answer` takes the shortcut only when every
+one of those observations is made the same way again and every page is still fresh by its own
+max-age (offline: still there) or answered again unchanged (:mod:`pm.cli._refetch`) — exactly
+when the full command would give the same answer —
 and then writes a new receipt (new times, the same findings, ``shortcut``) and prints what the
 full command prints. Anything else (a changed file, a stale page, an unreadable record, another
 command) is a miss: the full command runs, and it decides.
 
 This runs before the rest of pm is imported, and a hit imports almost nothing beyond Python's
 start-up: :mod:`pm.base.watch`, :mod:`pm.base.codekey` and :mod:`pm.cli._lean` (no typing, pathlib, json, re,
-dataclasses or datetime; a resolve's pages load :mod:`pm.index.cache`). So the answer is prepared
+dataclasses or datetime; a resolve's pages too: their freshness is compared, and their header files
+hashed, with no reader of the cache loaded). So the answer is prepared
 when it is remembered: the record (``marshal``: the builtin serialiser, nothing to import; only
 str, int, bool, None, lists and dicts, in the user's own 0600 cache) holds the new receipt's JSON
 and what the command prints, rendered by the full command's own code, with markers where the new
@@ -44,7 +48,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Bumped when what a record holds, or what it must match, changes.
-FORMAT = 3
+FORMAT = 5
 FOLDER = "shortcuts-v2"
 #: A record's file name: ``<key>.rec``.
 SUFFIX = ".rec"
@@ -97,7 +101,7 @@ def _answer(argv: Sequence[str]) -> int | None:
     try:
         root = _lean.cache_root()
         record = _load(os.path.join(root, FOLDER, key(argv, root) + SUFFIX))
-        if record is None or record["command"] not in COMMANDS or not _still(record, root):
+        if record is None or record["command"] not in COMMANDS or not _still(record):
             return None
         if not os.path.isdir(record["home"]):
             return None
@@ -126,29 +130,35 @@ def _load(path: str) -> dict[str, Any] | None:
     return record
 
 
-#: The fields of a record that are text (the rest: ``exit_code``, ``seen``, ``stamps``, ``pages``).
+#: The fields of a record that are text (the rest: ``exit_code``, ``seen``, ``stamps``, ``pages``,
+#: ``refetch``, ``request``, ``offline``).
 _TEXTS = ("command", "token", "kind", "home", "folder", "file", "out", "err")
 
 
-def _still(record: dict[str, Any], root: str) -> bool:
-    """Every observation made the same way again, every page fresh (or, offline, there)."""
-    seen, stamps, pages = record["seen"], record["stamps"], record["pages"]
-    if not (isinstance(seen, dict) and isinstance(stamps, dict) and isinstance(pages, list)):
+def _still(record: dict[str, Any]) -> bool:
+    """Every observation made the same way again (a resolve's page headers among them: the same
+    bytes), every page fresh by the fetch time and max-age those bytes hold (offline: there), and
+    every page no max-age lets pm keep answered again with the same bytes."""
+    seen, stamps, pages, refetch = record["seen"], record["stamps"], record["pages"], record["refetch"]
+    if not (isinstance(seen, dict) and isinstance(stamps, dict) and isinstance(pages, list)
+            and isinstance(refetch, list)):
         return False
-    if not _watch.unchanged(seen, stamps):
+    if not (_fresh(pages, offline=bool(record["offline"])) and _watch.unchanged(seen, stamps)):
         return False
-    if not pages:
+    if not refetch:
         return True
-    from pathlib import Path  # a resolve's pages: the cache's own reader decides, as the full command's
+    from pm.cli import _refetch  # a bare mirror's pages: asked again, as the full command asks
 
-    from pm.base.errors import PmError
-    from pm.index.cache import Cache
+    return _refetch.same(refetch, record["request"])
 
-    try:
-        return Cache(Path(root)).pages_current([(str(u), int(s), str(h)) for u, s, h in pages],
-                                               offline=bool(record["offline"]))
-    except PmError:
-        return False
+
+def _fresh(pages: list[Any], *, offline: bool) -> bool:
+    """Whether every page ``[fetched_at, max_age]`` is fresh now, as
+    :meth:`pm.index.cache.PageHeader.is_fresh` decides (no clock is asked offline)."""
+    if offline or not pages:
+        return True
+    now = time.time()
+    return all(0 <= now - fetched_at < max_age for fetched_at, max_age in pages)
 
 
 def _write(record: dict[str, Any], started: float) -> tuple[int, str, str]:
@@ -186,18 +196,25 @@ class _Marks:
 
 
 def remember(argv: Sequence[str], command: str, seen: dict[str, str | None], written: dict[str, Any],
-             said: Sequence[str], pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path) -> None:
+             said: Sequence[str], pages: list[tuple[str, int, str]], *, offline: bool, cache_root: Path,
+             ask_again: bool = True) -> None:
     """Store the shortcut of a finished ``command`` (its receipt as ``written``, what it printed
-    as warnings in ``said``; the pages a resolution was read from). Never fails the command: a
+    as warnings in ``said``; the pages a resolution was read from, which a hit may ask for again
+    unless ``ask_again`` is False: the index needs credentials pm's settings hold). Never fails the command: a
     cache that cannot be written only costs speed."""
     from pm.base.errors import PmError
     from pm.base.store import Store
+    from pm.cli._recorded_pages import recorded, request_headers
 
     folder = cache_root / FOLDER
     try:
+        found = recorded(pages, cache_root, offline=offline, ask_again=ask_again)
+        if found is None:
+            return
+        seen = {**seen, **found.watched}
         record = _record(command, written, said, json_output="--json" in argv)
-        record.update(format=FORMAT, command=command, seen=dict(seen), stamps=_watch.vouch(seen),
-                      pages=[[str(u), int(s), str(h)] for u, s, h in pages], offline=bool(offline))
+        record.update(format=FORMAT, command=command, seen=seen, stamps=_watch.vouch(seen), pages=found.fresh,
+                      refetch=found.asked, request=request_headers() if found.asked else {}, offline=bool(offline))
         Store(folder).write_bytes(folder / f"{key(argv, cache_root)}{SUFFIX}",  # 0600: it holds a receipt
                                   marshal.dumps(record), mode=0o600)
         _prune(folder)

@@ -9,10 +9,12 @@ new one is in place. Provenance (source, commit or sha256, time) goes to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,21 +50,53 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     if entry is None and not located:
         raise CatalogRefusal(f"{quote(redact_url(spec))} is not in the catalog ({catalog.file}), not a folder, and not a "
                              "git URL with a 40-hex commit (git+URL@COMMIT)")
-    if entry is not None and (why := refusal_here(entry, __version__, this_system())) is not None:
-        raise CatalogRefusal(f"{catalog.file}: plugin {entry.name!r} cannot be installed here: {why}")
+    _refuse_here(entry, catalog)
+    with staging_folder(home) as staging:
+        fetched, provenance = fetch_source(entry, spec, staging)
+        return place(home, spec, entry, catalog, Fetched(fetched, provenance, staging), force=force)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A plugin's source fetched into ``staging`` (a :func:`staging_folder`): its plugin root and
+    provenance record, as :func:`pm.env.plugin_fetch.fetch_source` returns them."""
+
+    root: Path
+    provenance: dict[str, Any]
+    staging: Path
+
+
+@contextlib.contextmanager
+def staging_folder(home: Path) -> Iterator[Path]:
+    """A new ``<home>/plugins/.staging-<id>/`` (beside the plugins: placing one is a rename),
+    removed afterwards; what a killed process leaves there :func:`sweep` removes."""
     plugins = home / "plugins"
     store = Store(plugins)
     store.mkdir(plugins)
     staging = store.mkdir(plugins / f".staging-{uuid.uuid4().hex[:12]}")
     try:
-        fetched, provenance = fetch_source(entry, spec, staging)
-        if entry is not None:
-            provenance["catalog"] = str(catalog.file)
-        name = entry.name if entry else _name_of(fetched, spec)
-        _validate(name, fetched, staging, entry, catalog)
-        return _move_into_place(store, plugins, name, fetched, provenance, force)
+        yield staging
     finally:
         store.remove_tree(staging)
+
+
+def place(home: Path, spec: str, entry: Entry | None, catalog: Catalog, fetched: Fetched, *,
+          force: bool = False) -> Installed:
+    """Install a source already fetched into a :func:`staging_folder` of ``home`` (a re-pin
+    fetches the new pin once, reads it, then places it): validated, then moved into place."""
+    _refuse_here(entry, catalog)
+    plugins = home / "plugins"
+    provenance = dict(fetched.provenance)
+    if entry is not None:
+        provenance["catalog"] = str(catalog.file)
+    name = entry.name if entry else _name_of(fetched.root, spec)
+    _validate(name, fetched.root, fetched.staging, entry, catalog)
+    return _move_into_place(Store(plugins), plugins, name, fetched.root, provenance, force)
+
+
+def _refuse_here(entry: Entry | None, catalog: Catalog) -> None:
+    if entry is not None and (why := refusal_here(entry, __version__, this_system())) is not None:
+        raise CatalogRefusal(f"{catalog.file}: plugin {entry.name!r} cannot be installed here: {why}")
 
 
 def this_system() -> str:

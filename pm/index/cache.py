@@ -149,8 +149,10 @@ class Cache:
     def get_header(self, url: str) -> PageHeader | None:
         """The stored header of the page at ``url``, or None (absent or unreadable)."""
         data = self._read(self._path(_PAGES, _digest(url)))
-        if data is None:
-            return None
+        return None if data is None else self._parse_header(data, url)
+
+    @staticmethod
+    def _parse_header(data: bytes, url: str) -> PageHeader | None:
         try:
             fields = json.loads(data)
             header = PageHeader(**fields) if isinstance(fields, dict) else None
@@ -168,6 +170,22 @@ class Cache:
             if not (offline or header.is_fresh()):
                 return False
         return True
+
+    def page_proofs(self, pages: list[tuple[str, int, str]]) -> list[tuple[str, str, PageHeader]] | None:
+        """What tells, later and without this module, that :meth:`pages_current` still holds: for
+        each page ``(url, status, body sha256)``, its header file, the sha256 of that file's bytes,
+        and the header those bytes hold. While the file keeps those bytes, the page is stored as
+        recorded, and fresh while that header :meth:`~PageHeader.is_fresh`. None when a page is not
+        stored as recorded."""
+        proofs = []
+        for url, status, sha in pages:
+            path = self._path(_PAGES, _digest(url))
+            data = self._read(path)
+            header = None if data is None else self._parse_header(data, url)
+            if header is None or data is None or (header.status, header.body_sha256) != (status, sha):
+                return None
+            proofs.append((str(path), _digest(data), header))
+        return proofs
 
     def put_header(self, header: PageHeader) -> None:
         self._write(self._path(_PAGES, _digest(header.url)),

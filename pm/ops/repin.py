@@ -18,10 +18,10 @@ For each plugin a home installed from the catalog whose entry now names another 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -33,6 +33,10 @@ from pm.inputs.catalog import Catalog, Entry
 from pm.inputs.union import Origin, Tagged
 from pm.ops.transaction import Transaction
 from pm.records.receipt import Draft
+
+if TYPE_CHECKING:
+    from pm.env.plugin_install import Fetched
+    from pm.inputs.declaration import Declaration
 
 Ask = Callable[[str, list[str]], bool]
 
@@ -113,20 +117,31 @@ def _pin_of(record: dict[str, object]) -> str:
 def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
            accept: frozenset[str], ask: Ask | None) -> Repin:
     from pm.env.plugin_fetch import fetch_source
-    from pm.env.plugin_install import install
+    from pm.env.plugin_install import Fetched, staging_folder
     from pm.inputs.declaration import read_declaration
     from pm.inputs.manifest import read_manifest
 
+    root = home / "plugins" / entry.name
+    old = read_declaration(root, read_manifest(root))
+    with staging_folder(home) as staging:  # the new pin, fetched once: read here, placed from here when it moves
+        try:
+            fetched = Fetched(*fetch_source(entry, entry.name, staging), staging)
+            new = read_declaration(fetched.root, read_manifest(fetched.root))
+        except PmError as exc:
+            return Repin(entry.name, home, _pin_of(record), entry.pin, (), "refused",
+                         f"the new pin could not be fetched: {exc}")
+        return _decide(txn, home, entry, record, catalog, accept, ask, (old, new), fetched)
+
+
+def _decide(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
+            accept: frozenset[str], ask: Ask | None, declarations: tuple[Declaration | None, Declaration | None],
+            fetched: Fetched) -> Repin:
+    """Steps 2 to 5 of the module's list, for the new pin as ``fetched`` (declared as ``new``)."""
+    from pm.env.plugin_install import place
+
     name = entry.name
     old_pin = _pin_of(record)
-    root = home / "plugins" / name
-    old = read_declaration(root, read_manifest(root))
-    with tempfile.TemporaryDirectory(prefix="hermes-pm-repin-") as scratch:
-        try:
-            fetched, _ = fetch_source(entry, name, Path(scratch))
-            new = read_declaration(fetched, read_manifest(fetched))
-        except PmError as exc:
-            return Repin(name, home, old_pin, entry.pin, (), "refused", f"the new pin could not be fetched: {exc}")
+    old, new = declarations
     grew = widened(list(old.requirements) if old else [], list(new.requirements) if new else [])
     had = record.get("capabilities")
     gained = sorted(set(entry.capabilities) - set(had if isinstance(had, list) else []))
@@ -136,7 +151,7 @@ def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object]
     conflict = _admission(txn, name, new.requirements if new else ())
     if conflict:
         return Repin(name, home, old_pin, entry.pin, tuple(grew), "refused", conflict)
-    install(home, name, catalog, force=True)
+    place(home, name, entry, catalog, fetched, force=True)
     return Repin(name, home, old_pin, entry.pin, tuple(grew), "moved")
 
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,10 @@ class Setup:
 
 @pytest.fixture
 def setup(tmp_path: Path, make_index: Callable[..., LocalIndex]) -> Setup:
-    index = make_index(SPEC, **PRESETS["pypi"])
+    return _answered_once(tmp_path, make_index(SPEC, **PRESETS["pypi"]))
+
+
+def _answered_once(tmp_path: Path, index: LocalIndex) -> Setup:
     home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["maps", "side"]}})
     add_plugin(home / "plugins", "maps", style="manifest", dependencies=["alpha"])
     add_plugin(home / "plugins", "side", style="sidecar")
@@ -186,6 +190,30 @@ def test_any_change_of_what_the_answer_was_read_from_is_a_miss(setup: Setup, cha
     assert after["inputs"]["fingerprint"] != before["inputs"]["fingerprint"] or change in (
         _new_plugin_folder, _environment_changes, _working_folder_changes, _page_goes_stale)
     assert setup.shortcut_taken(), "the new answer is remembered in turn"
+
+
+def test_a_page_past_its_max_age_takes_the_full_command_and_a_fresh_one_does_not(
+        tmp_path: Path, make_index: Callable[..., LocalIndex]) -> None:
+    """Only the clock moves: the page headers in the cache keep their bytes, and the answer is
+    taken from memory while each page is fresh by its max-age, then no more."""
+    index = make_index(SPEC, **(PRESETS["pypi"] | {"cache_control": "max-age=6, public"}))
+    setup = _answered_once(tmp_path, index)
+    cache = Cache(tmp_path / "cache")
+    headers = [cache.get_header(index.project_url(name)) for name in ("alpha", "beta")]
+    assert None not in headers
+    files = {path: path.read_bytes() for path in (tmp_path / "cache" / "pages-v2").glob("*/*")}
+    index.reset_log()
+
+    assert setup.shortcut_taken(), "fresh: answered from memory"
+    assert index.requests == []
+    stale_at = min(h.fetched_at + h.max_age for h in headers if h is not None)
+    time.sleep(max(0.0, stale_at - time.time()) + 0.1)
+    assert {path: path.read_bytes() for path in files} == files  # nothing but the clock moved
+
+    assert not setup.shortcut_taken(), "stale: answered from memory"
+    assert sorted(index.requests) == [("GET", "/simple/alpha/"), ("GET", "/simple/beta/")]  # revalidated
+    assert {path: path.read_bytes() for path in files} != files
+    assert setup.shortcut_taken(), "revalidated, and remembered in turn"
 
 
 def test_what_the_changes_mean_is_decided_by_the_full_command(setup: Setup) -> None:
@@ -352,6 +380,7 @@ def test_a_record_that_parses_but_is_not_a_record_is_a_miss(setup: Setup) -> Non
     good = marshal.loads(records[0].read_bytes())
     for damaged in ({"format": shortcut.FORMAT, "seen": {}, "pages": [], "offline": False},
                     good | {"seen": [1]}, good | {"stamps": None}, good | {"pages": "x"}, good | {"file": 5},
+                    good | {"pages": [[None, 600]]}, good | {"refetch": "x"}, good | {"refetch": [["x"]]},
                     good | {"folder": str(setup.home.parent)}, good | {"home": None}, good | {"command": "gc"},
                     [good], good | {"format": shortcut.FORMAT - 1}):
         for record in records:

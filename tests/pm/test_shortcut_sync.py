@@ -244,7 +244,7 @@ def _loaded_after(stderr: str, first: str) -> set[str]:
     return set(names[names.index(first) + 1:])
 
 
-@pytest.mark.parametrize("command", ["sync", "check"])
+@pytest.mark.parametrize("command", ["sync", "check", "resolve"])  # resolve: its pages' freshness too
 def test_a_hit_of_python_m_pm_loads_only_the_shortcut(home: Home, command: str) -> None:
     home.run(command)  # the full command: remembered
     done = subprocess.run([sys.executable, "-X", "importtime", *home.argv(command)[1:]], env=home.env,

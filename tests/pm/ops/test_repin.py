@@ -4,12 +4,15 @@ real git repositories, a real local index, the real update operation."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import pty
 import select
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -139,3 +142,52 @@ def test_a_person_at_a_terminal_is_asked_and_a_yes_moves_it(setup) -> None:
         proc.kill()
         os.close(master)
     assert _pin(home) == f"commit {wider}"
+
+
+# -- a re-pin fetches the new pin once ---------------------------------------------------------------
+
+def _plugin_archive(folder: Path, version: str, requirements: list[str]) -> Path:
+    """The plugin ``web`` as an archive the test index serves (and logs): its folder is named and
+    carries a PKG-INFO as a source distribution's would, so the index lists it as one."""
+    path = folder / f"web-{version}.tar.gz"
+    members = {"PKG-INFO": f"Metadata-Version: 2.1\nName: web\nVersion: {version}\n",
+               "plugin.yaml": json.dumps({"name": "web", "pip_dependencies": requirements}), "__init__.py": ""}
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in members.items():
+            info = tarfile.TarInfo(f"web-{version}/{name}")
+            info.size = len(text.encode())
+            archive.addfile(info, io.BytesIO(text.encode()))
+    return path
+
+
+def test_a_repin_fetches_the_new_pin_once(tmp_path: Path, monkeypatch, make_index) -> None:
+    """Read for what it brings, checked by admission, then installed: one download of the new pin."""
+    monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
+    served = make_index(SPEC)
+    (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = ['sharedlib']\n")
+    (tmp_path / "lock.txt").write_text("sharedlib==1.0\n")
+    home = make_home(tmp_path / "home", config={"plugins": {"enabled": ["web"]}, "pm": {
+        "catalog": "../catalog.json", "core": "../core.toml", "core_lock": "../lock.txt", "index_url": served.url}})
+    (tmp_path / "dists").mkdir()
+
+    def publish(version: str, requirements: list[str]) -> str:
+        archive = _plugin_archive(tmp_path / "dists", version, requirements)
+        served.add_files([archive])
+        source = {"archive": f"{served.root}/files/{archive.name}", "sha256": hashlib.sha256(archive.read_bytes()).hexdigest()}
+        (tmp_path / "catalog.json").write_text(json.dumps({"entries": [
+            {"name": "web", "source": source, "subdir": f"web-{version}"}], "removed": []}))
+        return f"/files/{archive.name}"
+
+    publish("1.0", ["tinyhttp>=1.0,<2"])
+    install(home, "web", load_catalog(tmp_path / "catalog.json"))
+    new = publish("2.0", ["tinyhttp>=1.5,<2"])
+    served.reset_log()
+
+    done = update(home)
+
+    assert done.code == 0, done.receipt.written
+    assert done.receipt.extra["repinned"][0]["to"] == _pin(home) != "sha256 None"
+    assert json.loads((home / "plugins" / "web" / "plugin.yaml").read_text())["pip_dependencies"] == ["tinyhttp>=1.5,<2"]
+    assert [request for request in served.requests if request[1] == new] == [("GET", new)]
+    assert not [p for p in (home / "plugins").iterdir() if p.name.startswith(".staging-")]

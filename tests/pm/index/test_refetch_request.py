@@ -1,0 +1,64 @@
+"""pm.cli._refetch asks for a page exactly as the index source does: the same request head (the
+headers pm.cli._recorded_pages keeps, and the page's validators), byte for byte, to a real
+socket server; a 304 or the same bytes is the same page, anything else is not."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from pm.cli import _refetch
+from pm.cli._recorded_pages import recorded, request_headers
+from pm.index.cache import Cache
+from pm.index.simple import SimpleIndexSource
+
+from .conftest import RawServer
+
+BODY = b"<html><body><a href='../../files/alpha-1.0-py3-none-any.whl'>alpha</a></body></html>"
+
+
+def _answer(status: str, body: bytes) -> Callable[[socket.socket], None]:
+    def answer(conn: socket.socket) -> None:
+        conn.sendall(f"HTTP/1.1 {status}\r\nContent-Type: text/html\r\nETag: \"v1\"\r\n"
+                     f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    return answer
+
+
+def _lines(head: str) -> list[str]:
+    return sorted(head.split("\r\n"))
+
+
+def test_the_shortcut_asks_for_a_page_as_the_index_source_does(serve: Callable[..., RawServer], tmp_path: Path) -> None:
+    server = serve(_answer("200 OK", BODY), per_connection=1, path="/simple/")
+    cache = Cache(tmp_path / "cache")
+    source = SimpleIndexSource(server.url, cache)
+    url, sha = source.project_url("alpha"), hashlib.sha256(BODY).hexdigest()
+    assert source.unchanged(url, 200, sha)  # downloaded, stored with its ETag
+    assert source.unchanged(url, 200, sha)  # asked again, conditionally
+    found = recorded([(url, 200, sha)], cache.root, offline=False)
+    assert found is not None
+
+    assert _refetch.same(found.asked, request_headers())
+
+    full, ours = server.heads[1], server.heads[2]
+    assert 'If-None-Match: "v1"' in _lines(full)
+    assert _lines(ours) == _lines(full)
+
+
+def test_a_304_or_the_same_bytes_is_the_same_page_and_anything_else_is_not(
+        serve: Callable[..., RawServer]) -> None:
+    sha = hashlib.sha256(BODY).hexdigest()
+
+    def same(answer: Callable[[socket.socket], None], etag: str = "") -> bool:
+        url = serve(answer, per_connection=1, path="/simple/alpha/").url
+        return _refetch.same([[url, sha, etag, ""]], request_headers())
+
+    assert same(_answer("200 OK", BODY))
+    assert same(_answer("304 Not Modified", b""), etag='"v1"')
+    assert not same(_answer("304 Not Modified", b""))  # not asked conditionally: a 304 says nothing
+    assert not same(_answer("200 OK", BODY + b" "))
+    assert not same(_answer("404 Not Found", BODY))
+    assert not same(_answer("301 Moved Permanently", BODY))
+    assert not same(lambda conn: None)  # the connection dropped without an answer
