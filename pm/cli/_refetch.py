@@ -31,6 +31,19 @@ if TYPE_CHECKING:
 TIMEOUT = 10.0
 #: :data:`pm.index.concurrency.CPU_PER_ANSWER` and :data:`pm.index.concurrency.MAX_WORKERS`.
 CPU_PER_ANSWER, MAX_WORKERS = 0.005, 32
+#: :data:`pm.index.bounds.MAX_RESPONSE_BYTES`: a body bigger than this (sent, or once unzipped)
+#: is a miss; the full command refuses it, naming the URL.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+
+def limit() -> int:
+    """:func:`pm.index.bounds.body_bounds`' byte bound: ``$HERMES_PM_MAX_RESPONSE_BYTES`` when a
+    positive finite number, else :data:`MAX_RESPONSE_BYTES`."""
+    try:
+        value = float(os.environ.get("HERMES_PM_MAX_RESPONSE_BYTES", ""))
+    except ValueError:
+        return MAX_RESPONSE_BYTES
+    return int(value) if value > 0 and value != float("inf") else MAX_RESPONSE_BYTES
 
 
 def same(pages: list[list[str]], headers: Mapping[str, str]) -> bool:
@@ -108,9 +121,16 @@ class _Asker:
         connection = self._connection(scheme, host)
         connection.request("GET", slash + path, headers={**self.headers, **conditions})
         response = connection.getresponse()
-        data = response.read()
-        encoding = (response.getheader("content-encoding") or "").lower()
-        return response.status, zlib.decompress(data, wbits=31) if encoding == "gzip" and data else data
+        bound = limit()
+        data = response.read(bound + 1)
+        if (response.getheader("content-encoding") or "").lower() == "gzip" and data:
+            unzip = zlib.decompressobj(wbits=31)
+            data = unzip.decompress(data, bound + 1)
+            if unzip.unconsumed_tail:
+                data += b"\0"  # more than the bound
+        if len(data) > bound:
+            raise ValueError(f"{url}: more than {bound} bytes")
+        return response.status, data
 
     def _connection(self, scheme: str, host: str) -> http.client.HTTPConnection:
         kept = getattr(self.local, "connections", None)

@@ -100,3 +100,12 @@ def test_the_shortcut_fetches_on_as_many_threads_as_pm_s_pool(latency: float, mo
     monkeypatch.setenv("HERMES_PM_FETCH_WORKERS", "3")
     assert _refetch.workers(latency) == concurrency.workers_setting() == 3
     assert (_refetch.CPU_PER_ANSWER, _refetch.MAX_WORKERS) == (concurrency.CPU_PER_ANSWER, concurrency.MAX_WORKERS)
+
+
+@pytest.mark.parametrize("setting", [None, "1000", "1e3", "2.5", "0", "-4", "inf", "nan", "lots"])
+def test_the_shortcut_bounds_a_page_as_pm_s_client_does(setting: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pm.index import bounds
+
+    if setting is not None:
+        monkeypatch.setenv("HERMES_PM_MAX_RESPONSE_BYTES", setting)
+    assert _refetch.limit() == bounds.body_bounds()[0] and bounds.MAX_RESPONSE_BYTES == _refetch.MAX_RESPONSE_BYTES

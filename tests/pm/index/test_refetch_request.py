@@ -62,3 +62,26 @@ def test_a_304_or_the_same_bytes_is_the_same_page_and_anything_else_is_not(
     assert not same(_answer("404 Not Found", BODY))
     assert not same(_answer("301 Moved Permanently", BODY))
     assert not same(lambda conn: None)  # the connection dropped without an answer
+
+
+def test_a_body_over_the_bound_is_not_the_same_page(serve: Callable[..., RawServer], monkeypatch) -> None:
+    """The full command refuses a response over HERMES_PM_MAX_RESPONSE_BYTES naming the URL; the
+    shortcut never reads past it, sent as it is or unzipped."""
+    import gzip
+
+    big = BODY + b" " * 200
+    sha = hashlib.sha256(big).hexdigest()
+    monkeypatch.setenv("HERMES_PM_MAX_RESPONSE_BYTES", str(len(big) - 1))
+
+    def gzipped(conn: socket.socket) -> None:
+        body = gzip.compress(big)
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                     + body)
+
+    for answer in (_answer("200 OK", big), gzipped):
+        url = serve(answer, per_connection=1, path="/simple/alpha/").url
+        assert not _refetch.same([[url, sha, "", ""]], request_headers())
+    monkeypatch.setenv("HERMES_PM_MAX_RESPONSE_BYTES", str(len(big)))
+    for answer in (_answer("200 OK", big), gzipped):
+        url = serve(answer, per_connection=1, path="/simple/alpha/").url
+        assert _refetch.same([[url, sha, "", ""]], request_headers())
