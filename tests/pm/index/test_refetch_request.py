@@ -85,3 +85,23 @@ def test_a_body_over_the_bound_is_not_the_same_page(serve: Callable[..., RawServ
     for answer in (_answer("200 OK", big), gzipped):
         url = serve(answer, per_connection=1, path="/simple/alpha/").url
         assert _refetch.same([[url, sha, "", ""]], request_headers())
+
+
+def test_a_page_dripped_a_byte_at_a_time_is_a_miss_not_a_wait(serve: Callable[..., RawServer], monkeypatch) -> None:
+    import time
+
+    monkeypatch.setattr(_refetch, "TIMEOUT", 1.0)
+
+    def drip(conn: socket.socket) -> None:
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(BODY)}\r\n\r\n".encode())
+        for byte in BODY:
+            try:
+                conn.sendall(bytes([byte]))
+            except OSError:
+                return
+            time.sleep(0.2)
+
+    url = serve(drip, per_connection=1, path="/simple/alpha/").url
+    started = time.monotonic()
+    assert not _refetch.same([[url, hashlib.sha256(BODY).hexdigest(), "", ""]], request_headers())
+    assert time.monotonic() - started < 3
