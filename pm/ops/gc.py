@@ -1,8 +1,8 @@
 """gc and rollback: the only operations that drop or reselect generations.
 
 ``gc`` keeps the selected generation, the previous one, and every generation a live process holds
-a lease on; it removes the rest, including folders an interrupted build left incomplete, and
-lapsed leases. ``rollback`` selects the previous generation after verifying it is intact.
+a lease on; it removes the rest, including folders an interrupted build left incomplete (and
+the venv it was filling at ``generations/.building``), and lapsed leases. ``rollback`` selects the previous generation after verifying it is intact.
 Both hold the home lock and write only under ``<home>/pm``.
 """
 
@@ -57,6 +57,7 @@ def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[i
     removed = [gid for gid in on_disk if gid not in keep]
     for gid in removed:
         store.remove_tree(generations.root(home) / gid)
+    store.remove_tree(generations.building(home))  # a venv an interrupted build was filling
     return removed, {gid: why for gid, why in keep.items() if gid in on_disk}, lapsed
 
 

@@ -131,3 +131,20 @@ def test_concurrent_syncs_serialize_and_build_once(home: Path, env, changed) -> 
     assert messages == ["already in sync", "already in sync", f"built and selected generation {current.id}"]
     assert generations.all_ids(home) == sorted([changed.id, current.id])
     assert generations.read_state(home)["previous"] == changed.id and current.intact()
+
+
+def test_gc_removes_what_a_build_killed_while_installing_left(home: Path, env, changed: generations.Generation,
+                                                             capsys) -> None:
+    process = pm_process(env, home, "sync", HERMES_PM_PAUSE_AT="install")
+    marker = home / "pm" / ".paused-install"
+    wait_for(marker, process)
+    kill(process)
+    marker.unlink()
+    assert (generations.building(home) / "venv" / "bin" / "python").exists()  # the venv it was to fill
+    (leftover,) = set(generations.all_ids(home)) - {changed.id}
+
+    result = pm(capsys, home, "gc", "--json")
+    assert result.code == 0, result.err
+    assert result.data["removed"] == [leftover]
+    assert not generations.building(home).exists()
+    assert generations.selected(home) == changed
