@@ -23,6 +23,7 @@ from pm.index.base import FileLink, IndexFailure, Metadata, Source
 from pm.index.multi import project_of
 from pm.index.project import Project
 from pm.inputs.target import Target
+from pm.resolver.allowed import Allowed
 from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
@@ -76,6 +77,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._projects: dict[NormalizedName, Project] = {}
         self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
         self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
+        self.allowed = Allowed()
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
 
@@ -162,7 +164,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
-        return requirement.specifier.contains(candidate.version, prereleases=True)
+        return self.allowed.contains(requirement.name, requirement.specifier, candidate.version)
 
     def get_dependencies(self, candidate: Candidate) -> list[Req]:
         if candidate.link is None:
@@ -291,7 +293,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         found = self._best.get(key)
         if found is None:
             project = self.project(name)
-            versions = [v for v in project.versions if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+            versions = self.allowed.versions(name, project.versions, [r.specifier for r in reqs])
             usable = [(v, link) for v in versions if (link := self._best_file(project, v, pinned)) is not None]
             allowed = set(self._apply_prerelease_rule([v for v, _ in usable], reqs))
             found = self._best[key] = [(v, link) for v, link in usable if v in allowed]
