@@ -1,4 +1,5 @@
-"""Which versions of a project a specifier allows, worked out once per resolution.
+"""Which versions of a project a specifier allows, and whether a marker holds on the target,
+worked out once per resolution.
 
 resolvelib asks the same questions many times: on every pin it checks each requirement against
 each current pin (``is_satisfied_by``), and every new combination of requirements on a project
@@ -12,12 +13,17 @@ provider's rule to apply, not the specifier's). They are keyed by the project to
 project each version appears once, whatever its spelling, so a spelling-sensitive ``===`` cannot
 meet two spellings of one version under one key. Safe to share between the resolver's and the
 look-ahead's threads: a race only computes the same answer twice.
+
+Markers: Requires-Dist lines are parsed once per process and shared (:mod:`pm.index._metadata`),
+so the versions of a project mostly hand over the very same marker objects; a marker's verdict is
+remembered per object and extra (the entry holds the marker, so its id is never reused meanwhile).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -57,4 +63,22 @@ class Allowed:
         if found is None:
             kept = tuple(v for v in versions if specifier.contains(v, prereleases=True))
             found = self._lists[key] = (kept, frozenset(kept))
+        return found
+
+
+class Markers:
+    """Remembered marker verdicts on one target environment (see the module docstring)."""
+
+    def __init__(self, environment: Mapping[str, str]) -> None:
+        self._environment = dict(environment)
+        self._verdicts: dict[int, tuple[Marker, dict[str, bool]]] = {}
+
+    def holds(self, marker: Marker, extra: str = "") -> bool:
+        """``marker.evaluate`` on the target with ``extra`` ("" for none)."""
+        entry = self._verdicts.get(id(marker))
+        if entry is None or entry[0] is not marker:
+            entry = self._verdicts[id(marker)] = (marker, {})
+        found = entry[1].get(extra)
+        if found is None:
+            found = entry[1][extra] = marker.evaluate({**self._environment, "extra": extra})
         return found

@@ -23,7 +23,7 @@ from pm.index.base import FileLink, IndexFailure, Metadata, Source
 from pm.index.multi import project_of
 from pm.index.project import Project
 from pm.inputs.target import Target
-from pm.resolver.allowed import Allowed
+from pm.resolver.allowed import Allowed, Markers
 from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
@@ -66,7 +66,6 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.builder = builder
         self.python_version = Version(target.python_full_version)
         self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
-        self._environment = target.environment
         self._counts: dict[str, int] = {}
         self._listed: dict[str, list[FileLink | None]] = {}  # the last find_matches, in order
         self._places: dict[str, dict[FileLink | None, int]] = {}  # and where each of them is
@@ -78,6 +77,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
         self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
         self.allowed = Allowed()
+        self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
 
@@ -197,13 +197,11 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""
         found = []
         for extra in sorted(extras) or [""]:
-            environment = {**self._environment, "extra": extra}
             for requirement in metadata.requires_dist:
-                if requirement.marker is not None and not requirement.marker.evaluate(environment):
-                    continue
                 if extra and requirement.marker is None:
                     continue  # the base candidate brings the unconditional ones
-                found.append(requirement)
+                if requirement.marker is None or self.markers.holds(requirement.marker, extra):
+                    found.append(requirement)
         return found
 
     # -- helpers shared with the explanation ------------------------------------------------------
