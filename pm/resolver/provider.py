@@ -67,8 +67,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.python_version = Version(target.python_full_version)
         self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
         self._counts: dict[str, int] = {}
-        self._listed: dict[str, list[FileLink | None]] = {}  # the last find_matches, in order
-        self._places: dict[str, dict[FileLink | None, int]] = {}  # and where each of them is
+        self._listed: dict[str, list[Candidate]] = {}  # the last find_matches, in order
         self._metadata: dict[FileLink, Metadata] = {}
         self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
         self._python_fits: dict[str, bool] = {}
@@ -159,8 +158,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                        f"; {len(bad)} ruled out by earlier conflicts" if bad else "",
                        f"; {len(found) - len(alive)} state a requirement proved dead" if len(alive) < len(found) else "")
         self._counts[identifier] = len(alive)
-        self._listed[identifier] = [c.link for c in alive]
-        self._places[identifier] = {c.link: place for place, c in enumerate(alive)}
+        self._listed[identifier] = list(alive)  # a copy: resolvelib keeps the one it is given
         return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
@@ -188,10 +186,13 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def _walking(self, candidate: Candidate) -> None:
         """Prefetch the metadata of the candidates after ``candidate`` when those before it were
         rejected (see :data:`_PREFETCH_WALKING`)."""
-        place = self._places.get(candidate.key, {}).get(candidate.link, 0)
+        listed = self._listed.get(candidate.key, [])
+        # where it is: found by a scan that stops there (usually near the top), not a map of every
+        # candidate built on each find_matches
+        place = next((i for i, c in enumerate(listed) if c.version == candidate.version), 0)
         if place:
-            ahead = self._listed[candidate.key][place + 1:place + 1 + min(_PREFETCH_WALKING, 2 ** place)]
-            self.source.prefetch_metadata(link for link in ahead if link is not None)
+            ahead = listed[place + 1:place + 1 + min(_PREFETCH_WALKING, 2 ** place)]
+            self.source.prefetch_metadata(c.link for c in ahead if c.link is not None)
 
     def applying(self, metadata: Metadata, extras: Iterable[str]) -> list[Requirement]:
         """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""
