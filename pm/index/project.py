@@ -12,6 +12,7 @@ parsing) happens in :meth:`Project.files`, once per version asked for.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -164,7 +165,10 @@ def absolute(entry: Entry, page_url: str) -> Entry:
     return (entry[0], urldefrag(urljoin(page_url, entry[1]))[0], *entry[2:])  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=65536)
 def _version(text: str) -> Version | None:
+    """A version text parsed (None: not PEP 440), remembered: a page's versions are parsed to
+    order its digest and again to build its project."""
     try:
         return Version(text)
     except InvalidVersion:
