@@ -76,6 +76,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
         self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
         self.allowed = Allowed()
+        self._satisfied: dict[tuple[Req, Candidate], bool] = {}
         self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
@@ -162,7 +163,14 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
-        return self.allowed.contains(requirement.name, requirement.specifier, candidate.version)
+        """Remembered per (requirement, candidate) object pair (both hash by identity): resolvelib
+        checks every requirement against its current pin again on every round."""
+        key = (requirement, candidate)
+        found = self._satisfied.get(key)
+        if found is None:
+            found = self._satisfied[key] = self.allowed.contains(requirement.name, requirement.specifier,
+                                                                 candidate.version)
+        return found
 
     def get_dependencies(self, candidate: Candidate) -> list[Req]:
         if candidate.link is None:
