@@ -131,7 +131,7 @@ def json_checked(files: list[Any], page_url: str) -> Iterator[tuple[str, dict[st
         if "/" in filename or "\\" in filename:
             raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
         url = item.get("url")
-        if type(url) is not str or not url.strip():
+        if type(url) is not str or not url or url.isspace():  # as ``not url.strip()``, without a copy
             raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
         yield filename, item
 

@@ -75,16 +75,16 @@ def _placed(filename: str, tags: frozenset[str] | None,
     if not filename.endswith(".whl"):
         text = version_text(filename)
         return None if text is None else (text, True)
-    parts = filename[:-4].split("-")
+    parts = filename.split("-")  # the last part keeps ".whl": only the verdict below drops it
     if len(parts) not in (5, 6):
         return None
     if tags is None:
         return parts[1], True
-    triple = tuple(parts[-3:])
+    triple = (parts[-3], parts[-2], parts[-1])
     verdict = known.get(triple)
     if verdict is None:
         verdict = known[triple] = any(f"{i}-{a}-{p}" in tags for i in triple[0].split(".")
-                                      for a in triple[1].split(".") for p in triple[2].split("."))
+                                      for a in triple[1].split(".") for p in triple[2][:-4].split("."))
     return parts[1], verdict
 
 
