@@ -7,6 +7,7 @@ silent "no dependencies".
 
 from __future__ import annotations
 
+import functools
 import re
 import tarfile
 import zipfile
@@ -34,9 +35,16 @@ def _unfold(value: str) -> str:
     return re.sub(r"\s*\n\s*", " ", value).strip()
 
 
+def _header_part(data: bytes) -> bytes:
+    """``data`` up to and including its first blank line: all the header parser reads. The body
+    (a long description, often most of the file) is cut off before it is decoded and scanned."""
+    ends = [end + len(blank) for blank in (b"\n\n", b"\r\n\r\n") if (end := data.find(blank)) != -1]
+    return data[:min(ends)] if ends else data
+
+
 def _headers(data: bytes, url: str) -> dict[str, list[str]]:
     """Header name (lower case) -> values in order; the body (description) is ignored."""
-    text = data.decode("utf-8", errors="replace")
+    text = _header_part(data).decode("utf-8", errors="replace")
     message = HeaderParser().parsestr(text, headersonly=True)
     fields: dict[str, list[str]] = {}
     for key, value in message.items():
@@ -51,6 +59,14 @@ def _one(fields: dict[str, list[str]], key: str, url: str) -> str:
     if not values or not values[0]:
         raise IndexFailure(url, f"core metadata has no {key} field")
     return values[0]
+
+
+@functools.lru_cache(maxsize=16384)
+def _requirement(line: str) -> Requirement:
+    """One Requires-Dist line parsed, remembered: the versions of a project (and projects of one
+    family) repeat the same lines, a big resolution reads ~10x more lines than it has distinct
+    ones. Shared objects: callers never modify them."""
+    return Requirement(line)
 
 
 def parse_metadata(data: bytes, url: str) -> Metadata:
@@ -70,7 +86,7 @@ def parse_metadata(data: bytes, url: str) -> Metadata:
     requires: list[Requirement] = []
     for line in fields.get("requires-dist", []):
         try:
-            requires.append(Requirement(line))
+            requires.append(_requirement(line))
         except InvalidRequirement as exc:
             raise IndexFailure(url, f"invalid Requires-Dist {line!r}: {exc}") from None
     requires_python = None

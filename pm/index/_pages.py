@@ -11,6 +11,7 @@ wheel nor an sdist name are skipped; a page that cannot be parsed at all raises
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
@@ -67,7 +68,7 @@ def page_digest(body: bytes, content_type: str, page_url: str, tags: frozenset[s
     a JSON page's files are turned into entries only when kept."""
     media = content_type.split(";", 1)[0].strip().lower()
     if media in JSON_TYPES:
-        return Digest.build_from(json_items(body, page_url), _json_entry, page_url, tags)
+        return Digest.build_from(json_checked(json_files(body, page_url), page_url), _json_entry, page_url, tags)
     return Digest.build(project_html_entries(body, page_url), page_url, tags)
 
 
@@ -100,6 +101,11 @@ def json_entries(body: bytes, page_url: str) -> list[Entry]:
 def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
     """The ``files[]`` of a PEP 691 page as (file name, entry), checked: a page whose files name a
     path or lack a URL is no valid page."""
+    return list(json_checked(json_files(body, page_url), page_url))
+
+
+def json_files(body: bytes, page_url: str) -> list[Any]:
+    """The ``files`` list of a PEP 691 page, its API version checked (the files are not)."""
     try:
         page = json.loads(body)
         version = str(page.get("meta", {}).get("api-version", "1.0"))
@@ -112,18 +118,22 @@ def json_items(body: bytes, page_url: str) -> list[tuple[str, dict[str, Any]]]:
         raise IndexFailure(page_url, f"unsupported simple API version {version!r} (1.x only)")
     if not isinstance(files, list):
         raise IndexFailure(page_url, f"invalid PEP 691 JSON page ('files' is a {type(files).__name__}, not a list)")
-    items = []
+    return files
+
+
+def json_checked(files: list[Any], page_url: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(file name, entry) of each file that has a name, checked as it is reached (see
+    :func:`json_items`); files without a name are skipped."""
     for item in files:
-        filename = item.get("filename") if isinstance(item, dict) else None
-        if not isinstance(filename, str):
+        filename = item.get("filename") if type(item) is dict else None
+        if type(filename) is not str:
             continue
         if "/" in filename or "\\" in filename:
             raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file name {filename!r} is a path")
         url = item.get("url")
-        if not isinstance(url, str) or not url.strip():
+        if type(url) is not str or not url or url.isspace():  # as ``not url.strip()``, without a copy
             raise IndexFailure(page_url, f"invalid PEP 691 JSON page: file {filename!r} has no url")
-        items.append((filename, item))
-    return items
+        yield filename, item
 
 
 def _json_entry(item: dict[str, Any]) -> Entry:

@@ -28,6 +28,8 @@ _EOCD = struct.Struct("<4s4H2LH")  # signature, disk, cd disk, entries here, ent
 _LOCATOR = struct.Struct("<4sLQL")  # signature, disk, zip64 EOCD offset, disks
 _EOCD64 = struct.Struct("<4sQ2H2L4Q")  # signature, record size, versions, disks, entries x2, cd size, cd offset
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
+#: The same header's signature and its three lengths only: all a skipped entry needs.
+_CENTRAL_LENGTHS = struct.Struct("<4s24x3H")
 _LOCAL = struct.Struct("<4s5H3L2H")
 _SIG_EOCD, _SIG_LOCATOR, _SIG_EOCD64 = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
 _SIG_CENTRAL, _SIG_LOCAL = b"PK\x01\x02", b"PK\x03\x04"
@@ -135,21 +137,26 @@ def members(directory_bytes: bytes, directory: Directory,
     for _ in range(directory.entries):
         if at + _CENTRAL.size > len(directory_bytes):
             raise ZipFormatError("central directory is truncated")
-        fields = _CENTRAL.unpack_from(directory_bytes, at)
-        if fields[0] != _SIG_CENTRAL:
+        signature, name_len, extra_len, comment_len = _CENTRAL_LENGTHS.unpack_from(directory_bytes, at)
+        if signature != _SIG_CENTRAL:
             raise ZipFormatError(f"bad central directory entry at offset {directory.offset + at}")
-        flags, method, crc = fields[3], fields[4], fields[7]
-        compressed, size, name_len, extra_len, comment_len = fields[8], fields[9], fields[10], fields[11], fields[12]
-        offset = fields[16]
         name_at = at + _CENTRAL.size
         raw_name = directory_bytes[name_at:name_at + name_len]
         if wanted is None or wanted(raw_name):
-            extra = directory_bytes[name_at + name_len:name_at + name_len + extra_len]
-            size, compressed, offset = _widen(extra, size, compressed, offset)
-            name = raw_name.decode("utf-8" if flags & 0x800 else "cp437")
-            found.append(Member(name, method, flags, crc, compressed, size, offset + directory.prefix, extra_len))
+            found.append(_member(directory_bytes, at, raw_name, directory.prefix))
         at = name_at + name_len + extra_len + comment_len
     return found
+
+
+def _member(directory_bytes: bytes, at: int, raw_name: bytes, prefix: int) -> Member:
+    """The entry whose central directory header starts at ``at`` (its name already cut out)."""
+    fields = _CENTRAL.unpack_from(directory_bytes, at)
+    flags, method, crc, compressed, size, extra_len, offset = (fields[3], fields[4], fields[7], fields[8],
+                                                               fields[9], fields[11], fields[16])
+    extra_at = at + _CENTRAL.size + len(raw_name)
+    size, compressed, offset = _widen(directory_bytes[extra_at:extra_at + extra_len], size, compressed, offset)
+    name = raw_name.decode("utf-8" if flags & 0x800 else "cp437")
+    return Member(name, method, flags, crc, compressed, size, offset + prefix, extra_len)
 
 
 def _widen(extra: bytes, size: int, compressed: int, offset: int) -> tuple[int, int, int]:

@@ -198,9 +198,10 @@ class Cache:
         data = self._read(self._path(_BODIES, sha256))
         return data if data is not None and _digest(data) == sha256 else None
 
-    def put_body(self, body: bytes) -> str:
-        """Store a page body under its own sha256 (once); returns that hash."""
-        sha256 = _digest(body)
+    def put_body(self, body: bytes, sha256: str | None = None) -> str:
+        """Store a page body under its own sha256 (once); returns that hash. ``sha256``: the
+        caller's hash of ``body``, not computed again (a wrong one only makes a miss: reads check)."""
+        sha256 = sha256 or _digest(body)
         path = self._path(_BODIES, sha256)
         if not path.exists():
             self._write(path, body)

@@ -318,7 +318,19 @@ class HttpClient:
             parts = urlsplit(url)
             raise IndexFailure(redact_url(url), "while reading the body: "
                                + describe(exc, self.timeout, parts.hostname or "")) from None
+        _whole(response, decoder, url)
         return b"".join(chunks)
+
+
+def _whole(response: http.client.HTTPResponse, decoder: zlib._Decompress | None, url: str) -> None:
+    """Raise :class:`IndexFailure` when a body stopped before its end without an error: bytes
+    its Content-Length announced never came, or its gzip stream did not end. The connection
+    closed under the reader does that (:meth:`HttpClient.close` while a look-ahead still reads a
+    page): read1 then answers ``b""`` as at the end, and the cut body went into the cache."""
+    if (response.length or 0) > 0 or (decoder is not None and not decoder.eof):
+        response.close()
+        raise IndexFailure(redact_url(url), "the body ended early (the connection was closed before its "
+                                            "last byte); not used")
 
 
 class _Transient(IndexFailure):

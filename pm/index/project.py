@@ -12,6 +12,7 @@ parsing) happens in :meth:`Project.files`, once per version asked for.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -66,6 +67,27 @@ def wheel_fits(filename: str, tags: frozenset[str], known: dict[str, bool] | Non
     return verdict
 
 
+def _placed(filename: str, tags: frozenset[str] | None,
+            known: dict[tuple[str, ...], bool]) -> tuple[str, bool] | None:
+    """(version text, whether it fits ``tags``) of a wheel or sdist name (None: neither): what
+    :func:`version_text` and :func:`wheel_fits` say, from one split of the name, with verdicts
+    remembered per tag triple in ``known`` (a big page repeats a few dozen triples)."""
+    if not filename.endswith(".whl"):
+        text = version_text(filename)
+        return None if text is None else (text, True)
+    parts = filename.split("-")  # the last part keeps ".whl": only the verdict below drops it
+    if len(parts) not in (5, 6):
+        return None
+    if tags is None:
+        return parts[1], True
+    triple = (parts[-3], parts[-2], parts[-1])
+    verdict = known.get(triple)
+    if verdict is None:
+        verdict = known[triple] = any(f"{i}-{a}-{p}" in tags for i in triple[0].split(".")
+                                      for a in triple[1].split(".") for p in triple[2][:-4].split("."))
+    return parts[1], verdict
+
+
 def tags_key(tags: Iterable[str] | None) -> str:
     """A short key for a set of supported tags (``"any"`` when nothing is filtered)."""
     if tags is None:
@@ -108,16 +130,18 @@ class Digest:
         """:meth:`build` over ``(file name, raw record)`` pairs: ``entry_of`` runs only for the files
         kept (on a big page, a few of thousands)."""
         groups: dict[str, tuple[list[Entry], list[Entry]]] = {}
-        known: dict[str, bool] = {}
+        known: dict[tuple[str, ...], bool] = {}
         for filename, raw in named:
-            text = version_text(filename)
-            if text is None:
+            placed = _placed(filename, tags, known)
+            if placed is None:
                 continue
-            kept, sample = groups.setdefault(text, ([], []))
-            if tags is None or not filename.endswith(".whl") or wheel_fits(filename, tags, known):
-                kept.append(absolute(entry_of(raw), page_url))
-            elif len(sample) < _SAMPLE:
-                sample.append(absolute(entry_of(raw), page_url))
+            group = groups.get(placed[0])
+            if group is None:
+                group = groups[placed[0]] = ([], [])
+            if placed[1]:
+                group[0].append(absolute(entry_of(raw), page_url))
+            elif not group[0] and len(group[1]) < _SAMPLE:  # a sample only while nothing fits
+                group[1].append(absolute(entry_of(raw), page_url))
         ordered = sorted(((v, text) for text in groups if (v := _version(text)) is not None), reverse=True)
         return cls(tuple((text, tuple(groups[text][0]), () if groups[text][0] else tuple(groups[text][1]))
                          for _, text in ordered))
@@ -141,7 +165,10 @@ def absolute(entry: Entry, page_url: str) -> Entry:
     return (entry[0], urldefrag(urljoin(page_url, entry[1]))[0], *entry[2:])  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=65536)
 def _version(text: str) -> Version | None:
+    """A version text parsed (None: not PEP 440), remembered: a page's versions are parsed to
+    order its digest and again to build its project."""
     try:
         return Version(text)
     except InvalidVersion:

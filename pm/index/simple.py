@@ -271,7 +271,7 @@ class SimpleIndexSource:
             self._had(url, "downloaded", f"downloaded (HTTP {response.status}, {len(body)} bytes)")
         if self.cache is not None and not header.same_as(cached):
             if body is not None:
-                self.cache.put_body(body)  # once per body: an existing file is kept
+                self.cache.put_body(body, header.body_sha256)  # once per body: an existing file is kept
             self.cache.put_header(header)
         return header, body
 

@@ -114,8 +114,7 @@ class Learning:
         found = self._excluded.get(key)
         if found is None:
             versions = self._provider.project(req.name).versions
-            allowed = [v for v in versions if all(r.specifier.contains(v, prereleases=True) for r in roots)]
-            fits = any(req.specifier.contains(v, prereleases=True) for v in allowed)
+            fits = bool(self._provider.allowed.versions(req.name, versions, [req.specifier, *(r.specifier for r in roots)]))
             found = self._excluded[key] = () if fits or not versions else tuple(roots)
         return found
 
@@ -161,8 +160,8 @@ class Learning:
             provider = self._provider
             project = provider.project(req.name)
             found = self._possible[key] = tuple(
-                v for v in project.versions if req.specifier.contains(v, prereleases=True)
-                and any(provider.file_problem(link, True) is None for link in project.files(v)))
+                v for v in provider.allowed.versions(req.name, project.versions, [req.specifier])
+                if any(provider.file_problem(link, True) is None for link in project.files(v)))
         return found
 
     def dead_requirements(self, reqs: Iterable[Req]) -> list[Req]:

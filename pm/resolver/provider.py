@@ -23,6 +23,7 @@ from pm.index.base import FileLink, IndexFailure, Metadata, Source
 from pm.index.multi import project_of
 from pm.index.project import Project
 from pm.inputs.target import Target
+from pm.resolver.allowed import Allowed, Markers
 from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
@@ -65,10 +66,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.builder = builder
         self.python_version = Version(target.python_full_version)
         self._tag_rank = {tag: rank for rank, tag in enumerate(target.tags)}
-        self._environment = target.environment
         self._counts: dict[str, int] = {}
-        self._listed: dict[str, list[FileLink | None]] = {}  # the last find_matches, in order
-        self._places: dict[str, dict[FileLink | None, int]] = {}  # and where each of them is
+        self._listed: dict[str, list[Candidate]] = {}  # the last find_matches, in order
         self._metadata: dict[FileLink, Metadata] = {}
         self._asked: dict[str, dict[tuple[object, ...], Req]] = {}
         self._python_fits: dict[str, bool] = {}
@@ -76,6 +75,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._projects: dict[NormalizedName, Project] = {}
         self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
         self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
+        self.allowed = Allowed()
+        self._satisfied: dict[tuple[Req, Candidate], bool] = {}
+        self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
 
@@ -157,12 +159,18 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                        f"; {len(bad)} ruled out by earlier conflicts" if bad else "",
                        f"; {len(found) - len(alive)} state a requirement proved dead" if len(alive) < len(found) else "")
         self._counts[identifier] = len(alive)
-        self._listed[identifier] = [c.link for c in alive]
-        self._places[identifier] = {c.link: place for place, c in enumerate(alive)}
+        self._listed[identifier] = list(alive)  # a copy: resolvelib keeps the one it is given
         return alive
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
-        return requirement.specifier.contains(candidate.version, prereleases=True)
+        """Remembered per (requirement, candidate) object pair (both hash by identity): resolvelib
+        checks every requirement against its current pin again on every round."""
+        key = (requirement, candidate)
+        found = self._satisfied.get(key)
+        if found is None:
+            found = self._satisfied[key] = self.allowed.contains(requirement.name, requirement.specifier,
+                                                                 candidate.version)
+        return found
 
     def get_dependencies(self, candidate: Candidate) -> list[Req]:
         if candidate.link is None:
@@ -186,22 +194,23 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def _walking(self, candidate: Candidate) -> None:
         """Prefetch the metadata of the candidates after ``candidate`` when those before it were
         rejected (see :data:`_PREFETCH_WALKING`)."""
-        place = self._places.get(candidate.key, {}).get(candidate.link, 0)
+        listed = self._listed.get(candidate.key, [])
+        # where it is: found by a scan that stops there (usually near the top), not a map of every
+        # candidate built on each find_matches
+        place = next((i for i, c in enumerate(listed) if c.version == candidate.version), 0)
         if place:
-            ahead = self._listed[candidate.key][place + 1:place + 1 + min(_PREFETCH_WALKING, 2 ** place)]
-            self.source.prefetch_metadata(link for link in ahead if link is not None)
+            ahead = listed[place + 1:place + 1 + min(_PREFETCH_WALKING, 2 ** place)]
+            self.source.prefetch_metadata(c.link for c in ahead if c.link is not None)
 
     def applying(self, metadata: Metadata, extras: Iterable[str]) -> list[Requirement]:
         """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""
         found = []
         for extra in sorted(extras) or [""]:
-            environment = {**self._environment, "extra": extra}
             for requirement in metadata.requires_dist:
-                if requirement.marker is not None and not requirement.marker.evaluate(environment):
-                    continue
                 if extra and requirement.marker is None:
                     continue  # the base candidate brings the unconditional ones
-                found.append(requirement)
+                if requirement.marker is None or self.markers.holds(requirement.marker, extra):
+                    found.append(requirement)
         return found
 
     # -- helpers shared with the explanation ------------------------------------------------------
@@ -291,7 +300,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         found = self._best.get(key)
         if found is None:
             project = self.project(name)
-            versions = [v for v in project.versions if all(r.specifier.contains(v, prereleases=True) for r in reqs)]
+            versions = self.allowed.versions(name, project.versions, [r.specifier for r in reqs])
             usable = [(v, link) for v in versions if (link := self._best_file(project, v, pinned)) is not None]
             allowed = set(self._apply_prerelease_rule([v for v, _ in usable], reqs))
             found = self._best[key] = [(v, link) for v, link in usable if v in allowed]

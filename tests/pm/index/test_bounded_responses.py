@@ -142,3 +142,39 @@ def test_the_documented_default_bounds_hold_without_any_setting(monkeypatch) -> 
         monkeypatch.delenv(name, raising=False)
     assert body_bounds() == (64 * 1024 * 1024, 300.0)
     assert operation_deadline() == 1800.0
+
+
+def test_a_gzip_body_that_stops_before_its_stream_ends_is_a_failure_not_a_short_page(serve: Any) -> None:
+    """A page cut short (a connection closed before the last byte) was taken for the whole
+    page, cached, and read back as an invalid page for as long as it stayed fresh."""
+    whole = gzip.compress(b'{"meta": {"api-version": "1.0"}, "files": []}' + b" " * 50_000)
+
+    def cut(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.pypi.simple.v1+json\r\n"
+                     b"Content-Encoding: gzip\r\nConnection: close\r\n\r\n" + whole[: len(whole) // 2])
+
+    with pytest.raises(IndexFailure, match=r"the body ended early \(the connection was closed before its last "
+                                           r"byte\); not used"):
+        HttpClient().get(serve(cut).url + "/simple/a/")
+
+
+def test_a_client_closed_while_a_body_is_read_fails_that_read(serve: Any) -> None:
+    """What closing a source does to a look-ahead still reading a page: a failure, never the
+    bytes read so far as the page."""
+    import threading
+
+    client = HttpClient()
+    outcome: list[object] = []
+
+    def read() -> None:
+        try:
+            outcome.append(client.get(serve(drip).url + "/simple/a/"))
+        except IndexFailure as exc:
+            outcome.append(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.5)  # a few bytes in
+    client.close()
+    reader.join(10)
+    assert len(outcome) == 1 and isinstance(outcome[0], IndexFailure), outcome

@@ -52,6 +52,15 @@ def test_metadata_is_verified_on_read(tmp_path: Path) -> None:
     assert cache.get_metadata("not-a-hash") is None
 
 
+def test_a_body_stored_under_the_callers_hash_is_found_and_a_wrong_hash_is_only_a_miss(tmp_path: Path) -> None:
+    cache, body = Cache(tmp_path), b'{"files": []}'
+    sha = hashlib.sha256(body).hexdigest()
+    assert cache.put_body(body, sha) == sha and cache.get_body(sha) == body
+    wrong = hashlib.sha256(b"other").hexdigest()
+    assert cache.put_body(b"not other", wrong) == wrong
+    assert cache.get_body(wrong) is None  # read back, checked, not that body: a miss
+
+
 def test_an_unwritable_cache_is_only_slower(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

@@ -28,6 +28,27 @@ def test_parse_metadata_reads_what_the_resolver_needs() -> None:
         SpecifierSet(">=3.9"), frozenset({"fast-io"}))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_only_the_headers_count_whatever_the_description_holds(newline: bytes) -> None:
+    """The body is cut off before parsing: header-like lines after the first blank line (a
+    README quoting metadata) are no fields, with either line ending."""
+    head = [b"Metadata-Version: 2.1", b"Name: a", b"Version: 1", b"Requires-Dist: b>=1",
+            b"Requires-Dist: c; extra == 'x'", b"Description-Content-Type: text/markdown"]
+    body = [b"Requires-Dist: evil", b"", b"Name: other", b"Version: 9"] * 50
+    metadata = parse_metadata(newline.join([*head, b"", *body]), URL)
+    assert (metadata.name, metadata.version) == ("a", Version("1"))
+    assert [str(r) for r in metadata.requires_dist] == ["b>=1", 'c; extra == "x"']
+    no_body = parse_metadata(newline.join(head), URL)  # no blank line at all: every line is a header
+    assert no_body == metadata
+
+
+def test_a_requires_dist_line_seen_before_gives_an_equal_requirement() -> None:
+    """Lines are parsed once per process and shared: the second file gets the same answer."""
+    first = parse_metadata(b"Name: a\nVersion: 1\nRequires-Dist: b[x]>=2; python_version>'3'\n", URL)
+    second = parse_metadata(b"Name: a\nVersion: 2\nRequires-Dist: b[x]>=2; python_version>'3'\n", URL)
+    assert first.requires_dist == second.requires_dist == (Requirement("b[x]>=2; python_version>'3'"),)
+
+
 def test_an_invalid_requires_dist_names_the_file_and_the_line() -> None:
     with pytest.raises(IndexFailure) as caught:
         parse_metadata(b"Name: a\nVersion: 1\nRequires-Dist: b >>> 2\n", URL)

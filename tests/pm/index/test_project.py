@@ -73,6 +73,19 @@ def test_a_digest_keeps_what_fits_the_target_newest_first_with_a_sample_of_the_r
     assert Digest.from_bytes(digest.to_bytes()) == digest
 
 
+def test_a_digest_keeps_no_sample_of_a_version_something_fits_whichever_file_comes_first() -> None:
+    names = ["p-1.0-cp39-cp39-win32.whl", "p-1.0-cp311-cp311-linux_x86_64.whl", "p-1.0-cp39-cp39-win_amd64.whl",
+             "p-2.0-cp39-cp39-win32.whl", "p-2.0-1-cp39-cp39-win32.whl", "p-2.0-cp39.whl", "p-2.0.zip"]
+    entries = [(n, f"f/{n}", None, None, None, None, None, None) for n in names]
+    digest = Digest.build(entries, "https://i/simple/p/", frozenset({"cp311-cp311-linux_x86_64"}))
+    assert [(v, [e[0] for e in kept], [e[0] for e in sample]) for v, kept, sample in digest.versions] == [
+        ("2.0", ["p-2.0.zip"], []),  # a malformed wheel name ("p-2.0-cp39.whl") is no file of any version
+        ("1.0", ["p-1.0-cp311-cp311-linux_x86_64.whl"], []),
+    ]
+    no_target = Digest.build(entries, "https://i/simple/p/", None)
+    assert [len(kept) for _, kept, _ in no_target.versions] == [3, 3]
+
+
 def test_links_are_built_only_for_the_versions_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     entries = [(f"p-{i}.0-py3-none-any.whl", f"p-{i}.0-py3-none-any.whl", None, None, ">=3.8", None,
                 "2024-01-01T00:00:00Z", None) for i in range(1, 500)]

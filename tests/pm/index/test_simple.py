@@ -344,6 +344,24 @@ def test_a_json_page_with_files_not_a_list_or_a_file_without_url_is_an_index_fai
                                  "'a-1.0-py3-none-any.whl' has no url")
 
 
+@pytest.mark.parametrize(("file", "detail"), [
+    ('{"filename": "a-2.0-py3-none-any.whl", "url": ""}', "file 'a-2.0-py3-none-any.whl' has no url"),
+    ('{"filename": "a-2.0-py3-none-any.whl", "url": " \\t\\n"}', "file 'a-2.0-py3-none-any.whl' has no url"),
+    ('{"filename": "a-2.0-py3-none-any.whl", "url": 7}', "file 'a-2.0-py3-none-any.whl' has no url"),
+    ('{"filename": "../a-2.0-py3-none-any.whl", "url": "x"}', "file name '../a-2.0-py3-none-any.whl' is a path"),
+])
+def test_a_page_digest_checks_every_file_even_one_that_misses_the_target(file: str, detail: str) -> None:
+    """The digest checks files as it reaches them: a bad one after good ones, on a wheel of
+    another platform, still fails the page."""
+    from pm.index._pages import JSON_TYPES, page_digest
+
+    good = '{"filename": "a-1.0-py3-none-any.whl", "url": "a-1.0-py3-none-any.whl"}'
+    page = f'{{"meta": {{"api-version": "1.0"}}, "name": "a", "files": [{good}, {file}]}}'.encode()
+    with pytest.raises(IndexFailure) as caught:
+        page_digest(page, JSON_TYPES[0], "http://i/simple/a/", frozenset({"cp311-cp311-win32"}))
+    assert str(caught.value) == f"http://i/simple/a/: invalid PEP 691 JSON page: {detail}"
+
+
 def test_an_unparsable_requires_python_on_the_index_page_is_dropped() -> None:
     from pm.index._pages import parse_json
 
