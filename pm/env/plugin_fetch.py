@@ -15,9 +15,7 @@ import re
 import shutil
 import signal
 import subprocess
-import tarfile
 import time
-import zipfile
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -155,6 +153,8 @@ def _run_git(args: list[str], env: dict[str, str], shown: str, cwd: Path | None 
 
 
 def _archive(location: str, sha256: str, dest: Path) -> Path:
+    import zipfile  # (zipfile and tarfile load where an archive is unpacked: most commands unpack none)
+
     archive = dest.parent / "archive"
     digest = _copy_archive(location, archive)
     if digest != sha256:
@@ -173,6 +173,8 @@ MAX_MEMBERS = 20_000
 
 
 def _unzip(archive: Path, dest: Path) -> None:
+    import zipfile
+
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         for info in infos:
@@ -184,6 +186,8 @@ def _unzip(archive: Path, dest: Path) -> None:
 def _untar(archive: Path, dest: Path, location: str) -> None:
     """Extract with the ``data`` filter (no absolute or ``..`` paths, no links out, no devices),
     counting sizes header by header so a bomb is refused before its bytes are inflated."""
+    import tarfile
+
     try:
         with tarfile.open(archive) as tf:
             members, total = [], 0
