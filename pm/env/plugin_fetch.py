@@ -25,7 +25,8 @@ from pm.base.errors import PmError, quote
 from pm.base.urls import redact_url
 from pm.base.uv import die_with_parent
 from pm.index.base import IndexFailure
-from pm.index.http import HashingSink, HttpClient, split_credentials
+from pm.index.network import split_credentials
+from pm.index.responses import HashingSink
 from pm.inputs.catalog import Entry
 
 GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
@@ -220,6 +221,8 @@ def _copy_archive(location: str, archive: Path) -> str:
     """Stream ``location`` (a path or a URL) into ``archive``, hashing as it goes, within
     :data:`MAX_ARCHIVE_BYTES` and :data:`ARCHIVE_DEADLINE`; return the sha256 (hex). Nothing is
     held in memory but one chunk."""
+    from pm.index.http import HttpClient  # (loaded with a download: pm check imports this module and downloads none)
+
     url = location if "://" in location else Path(location).absolute().as_uri()
     with archive.open("wb") as file:
         sink = _BoundedSink(file, redact_url(location))
