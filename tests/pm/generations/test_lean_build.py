@@ -22,9 +22,9 @@ SPEC = {"alpha": {"1.0": ["beta>=1"], "2.0": ["beta>=2"]}, "beta": {"1.0": [], "
 UNUSED = ("http.client", "ssl", "socket", "html.parser", "tarfile", "zipfile", "email.parser")
 
 
-def sync(home: Path, index: LocalIndex, env: dict[str, str]) -> tuple[dict[str, Any], set[str]]:
-    """``python -X importtime -m pm sync``: its receipt, and every module the process imported."""
-    argv = [sys.executable, "-X", "importtime", "-m", "pm", "sync", "--home", str(home), "--index-url", index.url,
+def sync(home: Path, index: LocalIndex, env: dict[str, str], command: str = "sync") -> tuple[dict[str, Any], set[str]]:
+    """``python -X importtime -m pm <command>``: its receipt, and every module the process imported."""
+    argv = [sys.executable, "-X", "importtime", "-m", "pm", command, "--home", str(home), "--index-url", index.url,
             "--core", str(home.parent / "core.toml"), "--core-lock", str(home.parent / "lock.txt")]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -54,6 +54,9 @@ def test_a_build_over_fresh_pages_loads_no_network_html_archive_or_email_module(
     assert built["generation"]["id"] != first["generation"]["id"]  # a new generation was built
     assert not [path for _, path in index.requests if "/simple/" in path]  # no page asked
     assert sorted(imported & set(UNUSED)) == []
+    checked, imported = sync(home, index, env, "check")  # the full check of the new generation: offline
+    assert checked["readiness"]["ready"] is True and not checked.get("shortcut")
+    assert sorted(imported & {*UNUSED, "pm.index.http"}) == []
 
     add_plugin(home / "plugins", "maps", style="manifest", dependencies=["alpha", "gamma"])  # a page never read
     index.reset_log()
