@@ -44,6 +44,16 @@ _log = logging.getLogger("pm.http")
 USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
 DEFAULT_TIMEOUT = 30.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _dropped() -> tuple[type[BaseException], ...]:
+    """Errors that mean "the server closed a kept-alive connection": retry once on a fresh one."""
+    import http.client
+
+    return (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError,
+            ConnectionAbortedError)
+
+
 #: Answers worth asking again after a pause (as pip and uv do): rate limited, or a server error.
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Connect errors worth asking again: the server or a proxy is restarting, or shed the connection.
@@ -327,14 +337,6 @@ class HttpClient:
             raise IndexFailure(redact_url(url), "while reading the body: "
                                + describe(exc, self.timeout, parts.hostname or "")) from None
         return b"".join(chunks)
-
-
-def _dropped() -> tuple[type[BaseException], ...]:
-    """Errors that mean "the server closed a kept-alive connection": retry once on a fresh one."""
-    import http.client
-
-    return (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError,
-            ConnectionAbortedError)
 
 
 class _Transient(IndexFailure):
