@@ -20,6 +20,8 @@ from pm.testing.index import PRESETS
 SPEC = {"alpha": {"1.0": ["beta>=1"], "2.0": ["beta>=2"]}, "beta": {"1.0": [], "2.0": []}, "gamma": {"1.0": []}}
 #: What a command that asks the index nothing, parses no page and opens no archive never needs.
 UNUSED = ("http.client", "ssl", "socket", "html.parser", "tarfile", "zipfile", "email.parser")
+#: ... nor range reading, proxy lookup, pip config parsing or did-you-mean suggestions.
+IDLE = ("pm.index._ranges", "urllib.request", "configparser", "difflib")
 
 
 def sync(home: Path, index: LocalIndex, env: dict[str, str], command: str = "sync") -> tuple[dict[str, Any], set[str]]:
@@ -53,7 +55,7 @@ def test_a_build_over_fresh_pages_loads_no_network_html_archive_or_email_module(
 
     assert built["generation"]["id"] != first["generation"]["id"]  # a new generation was built
     assert not [path for _, path in index.requests if "/simple/" in path]  # no page asked
-    assert sorted(imported & set(UNUSED)) == []
+    assert sorted(imported & {*UNUSED, *IDLE}) == []
     checked, imported = sync(home, index, env, "check")  # the full check of the new generation: offline
     assert checked["readiness"]["ready"] is True and not checked.get("shortcut")
     assert sorted(imported & {*UNUSED, "pm.index.http"}) == []
