@@ -15,9 +15,7 @@ import re
 import shutil
 import signal
 import subprocess
-import tarfile
 import time
-import zipfile
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +25,8 @@ from pm.base.errors import PmError, quote
 from pm.base.urls import redact_url
 from pm.base.uv import die_with_parent
 from pm.index.base import IndexFailure
-from pm.index.http import HashingSink, HttpClient, split_credentials
+from pm.index.network import split_credentials
+from pm.index.responses import HashingSink
 from pm.inputs.catalog import Entry
 
 GIT_SOURCE = re.compile(r"^(?:git\+)?(?P<url>.+?)@(?P<commit>[0-9a-f]{40})$")
@@ -155,6 +154,8 @@ def _run_git(args: list[str], env: dict[str, str], shown: str, cwd: Path | None 
 
 
 def _archive(location: str, sha256: str, dest: Path) -> Path:
+    import zipfile  # (zipfile and tarfile load where an archive is unpacked: most commands unpack none)
+
     archive = dest.parent / "archive"
     digest = _copy_archive(location, archive)
     if digest != sha256:
@@ -173,6 +174,8 @@ MAX_MEMBERS = 20_000
 
 
 def _unzip(archive: Path, dest: Path) -> None:
+    import zipfile
+
     with zipfile.ZipFile(archive) as zf:
         infos = zf.infolist()
         for info in infos:
@@ -184,6 +187,8 @@ def _unzip(archive: Path, dest: Path) -> None:
 def _untar(archive: Path, dest: Path, location: str) -> None:
     """Extract with the ``data`` filter (no absolute or ``..`` paths, no links out, no devices),
     counting sizes header by header so a bomb is refused before its bytes are inflated."""
+    import tarfile
+
     try:
         with tarfile.open(archive) as tf:
             members, total = [], 0
@@ -216,6 +221,8 @@ def _copy_archive(location: str, archive: Path) -> str:
     """Stream ``location`` (a path or a URL) into ``archive``, hashing as it goes, within
     :data:`MAX_ARCHIVE_BYTES` and :data:`ARCHIVE_DEADLINE`; return the sha256 (hex). Nothing is
     held in memory but one chunk."""
+    from pm.index.http import HttpClient  # (loaded with a download: pm check imports this module and downloads none)
+
     url = location if "://" in location else Path(location).absolute().as_uri()
     with archive.open("wb") as file:
         sink = _BoundedSink(file, redact_url(location))

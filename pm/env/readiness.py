@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from pm.base.headers import header_items
 from pm.base.watch import UNWATCHED, Watch
 from pm.env import generations
 from pm.env.generations import Generation, installed_versions
@@ -216,7 +216,7 @@ def _requires(site: Path, name: str, version: Version, extra: str,
     """The installed distribution's ``Requires-Dist`` that apply for ``extra`` ("" = the base
     requirements; an extra's own list otherwise), markers evaluated, markers then dropped."""
     wanted = []
-    for text in _metadata(site, name, version, watch=watch).get_all("Requires-Dist") or []:
+    for text in _requires_dist(_metadata(site, name, version, watch=watch)):
         try:
             dep = Requirement(text)
         except InvalidRequirement:
@@ -232,17 +232,22 @@ def _requires(site: Path, name: str, version: Version, extra: str,
     return wanted
 
 
-def _metadata(site: Path, name: str, version: Version, *, watch: Watch = UNWATCHED) -> Any:
+def _requires_dist(fields: list[tuple[str, str]]) -> list[str]:
+    return [value for key, value in fields if key.lower() == "requires-dist"]
+
+
+def _metadata(site: Path, name: str, version: Version, *, watch: Watch = UNWATCHED) -> list[tuple[str, str]]:
+    """The header fields of an installed distribution's METADATA (none when it is not there)."""
     watch.folder(site)
     folder = _dist_info_folders(str(site), _stamp(site)).get((name, version))
     if folder is not None:
         try:
             raw = (folder / "METADATA").read_bytes()
             watch.file(folder / "METADATA", raw)
-            return HeaderParser().parsestr(raw.decode("utf-8", errors="replace"))
+            return header_items(raw.decode("utf-8", errors="replace"))
         except OSError:
             watch.file(folder / "METADATA")
-    return HeaderParser().parsestr("")
+    return []
 
 
 def _stamp(site: Path) -> int:

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import functools
 import re
-import tarfile
-import zipfile
 from collections.abc import Iterable
-from email.parser import HeaderParser
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from pm.base.headers import header_items
 from pm.index.base import IndexFailure, Metadata, MetadataUnavailable
+
+if TYPE_CHECKING:
+    import tarfile  # (tarfile and zipfile are imported where an archive is opened: most commands open none)
 
 _WHEEL_METADATA = re.compile(r"([^/]+)\.dist-info/METADATA")
 _SDIST_PKG_INFO = re.compile(r"[^/]+/PKG-INFO")
@@ -45,9 +46,8 @@ def _header_part(data: bytes) -> bytes:
 def _headers(data: bytes, url: str) -> dict[str, list[str]]:
     """Header name (lower case) -> values in order; the body (description) is ignored."""
     text = _header_part(data).decode("utf-8", errors="replace")
-    message = HeaderParser().parsestr(text, headersonly=True)
     fields: dict[str, list[str]] = {}
-    for key, value in message.items():
+    for key, value in header_items(text):
         fields.setdefault(key.lower(), []).append(_unfold(str(value)))
     if not fields:
         raise IndexFailure(url, "core metadata is empty or not in email-header format")
@@ -128,6 +128,8 @@ def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = Non
     When several top-level ``.dist-info`` folders exist, the one named after ``project``
     wins. Raises :class:`IndexFailure` for a file that is no zip or carries no METADATA.
     """
+    import zipfile
+
     try:
         with zipfile.ZipFile(archive) as wheel:
             entry = metadata_entry(wheel.namelist(), project)
@@ -139,6 +141,8 @@ def wheel_metadata(archive: str | IO[bytes], url: str, project: str | None = Non
 
 
 def _open_tar(archive: str | IO[bytes]) -> tarfile.TarFile:
+    import tarfile
+
     if isinstance(archive, str):
         return tarfile.open(archive, "r:*")
     return tarfile.open(fileobj=archive, mode="r:*")
@@ -146,6 +150,9 @@ def _open_tar(archive: str | IO[bytes]) -> tarfile.TarFile:
 
 def sdist_pkg_info(archive: str | IO[bytes], filename: str, url: str) -> bytes:
     """The top-level ``PKG-INFO`` of an sdist (``.tar.gz``, ``.tgz`` or ``.zip``)."""
+    import tarfile
+    import zipfile
+
     try:
         if filename.endswith(".zip"):
             with zipfile.ZipFile(archive) as zipped:

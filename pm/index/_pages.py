@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -147,31 +146,6 @@ def _json_entry(item: dict[str, Any]) -> Entry:
             _json_metadata(item))
 
 
-class _Anchors(HTMLParser):
-    """Collects ``<a>`` attributes and text, and the first ``<base href>``."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.base: str | None = None
-        self.anchors: list[tuple[dict[str, str | None], list[str]]] = []
-        self._open: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "base" and self.base is None:
-            self.base = dict(attrs).get("href")
-        elif tag == "a":
-            self._open = []
-            self.anchors.append((dict(attrs), self._open))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a":
-            self._open = None
-
-    def handle_data(self, data: str) -> None:
-        if self._open is not None:
-            self._open.append(data)
-
-
 def _html_metadata(attrs: dict[str, str | None]) -> str | None:
     """``data-core-metadata`` (else ``data-dist-info-metadata``): "true" or "sha256=<hex>"."""
     value = attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata"))
@@ -183,7 +157,9 @@ def _html_metadata(attrs: dict[str, str | None]) -> str | None:
 
 def html_entries(body: bytes, page_url: str) -> list[Entry]:
     """PEP 503: anchors with ``#sha256=`` fragments and ``data-*`` attributes (PEP 592/658/714)."""
-    parser = _Anchors()
+    from pm.index._anchors import PageAnchors
+
+    parser = PageAnchors()
     try:
         parser.feed(body.decode("utf-8", errors="replace"))
         parser.close()

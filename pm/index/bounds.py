@@ -3,15 +3,17 @@ all of one operation's requests together; each bound can be raised from the envi
 
 from __future__ import annotations
 
-import http.client
 import math
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pm.base.lock import env_seconds
 from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
+
+if TYPE_CHECKING:
+    import http.client
 
 #: Largest page or metadata body pm keeps in memory, after gzip decoding
 #: (``HERMES_PM_MAX_RESPONSE_BYTES``); PyPI's largest project pages are a few MB.

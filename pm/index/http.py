@@ -11,10 +11,8 @@ response types and ``file://`` answers are :mod:`pm.index.responses`'. :class:`I
 
 from __future__ import annotations
 
-import http.client
 import logging
 import os
-import ssl
 import threading
 import time
 import zlib
@@ -36,6 +34,9 @@ from pm.index.responses import CHUNK, BodyTooLarge, Response, Sink, get_file
 from pm.index.responses import HashingSink as HashingSink
 
 if TYPE_CHECKING:
+    import http.client  # (http.client and ssl load with the first request: most commands send none)
+    import ssl
+
     from pm.index._pool import DaemonPool
 
 _log = logging.getLogger("pm.http")
@@ -43,9 +44,16 @@ _log = logging.getLogger("pm.http")
 USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
 DEFAULT_TIMEOUT = 30.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-#: Errors that mean "the server closed a kept-alive connection": retry once on a fresh one.
-_DROPPED = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError,
-            BrokenPipeError, ConnectionAbortedError)
+
+
+def _dropped() -> tuple[type[BaseException], ...]:
+    """Errors that mean "the server closed a kept-alive connection": retry once on a fresh one."""
+    import http.client
+
+    return (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError,
+            ConnectionAbortedError)
+
+
 #: Answers worth asking again after a pause (as pip and uv do): rate limited, or a server error.
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Connect errors worth asking again: the server or a proxy is restarting, or shed the connection.
@@ -187,6 +195,9 @@ class HttpClient:
 
     def _connection(self, scheme: str, host: str, port: int | None,
                     url: str) -> http.client.HTTPConnection:
+        import http.client
+        import ssl
+
         connections: dict[tuple[str, str, int | None], http.client.HTTPConnection]
         connections = self._local.__dict__.setdefault("connections", {})
         key = (scheme, host, port)
@@ -214,6 +225,9 @@ class HttpClient:
                        key: tuple[str, str, int | None]) -> http.client.HTTPConnection:
         """A connection to ``proxy`` for ``host``: an HTTPS target through a CONNECT tunnel (TLS
         still verifies ``host``), an HTTP one by sending the absolute URL to the proxy."""
+        import http.client
+        import ssl
+
         clean, auth = split_credentials(proxy if "://" in proxy else f"http://{proxy}")
         parts = urlsplit(clean)
         proxy_host = parts.hostname or ""
@@ -264,6 +278,8 @@ class HttpClient:
 
     def _exchange_once(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
         """Send the request and read the status line, retrying once on a dropped keep-alive."""
+        import http.client
+
         parts = urlsplit(url)
         if not parts.hostname:
             raise IndexFailure(redact_url(url), "URL has no host")
@@ -281,7 +297,7 @@ class HttpClient:
                 response = connection.getresponse()
                 self.latency.observe(time.monotonic() - asked, host)
                 return response
-            except _DROPPED as exc:
+            except _dropped() as exc:
                 connection.close()
                 if reused and attempt == 1:
                     continue
@@ -298,6 +314,8 @@ class HttpClient:
         A body kept in memory (a page, a metadata file) is bounded (:func:`body_bounds`): over
         the size, once decoded, or past the deadline it is an :class:`IndexFailure` and the
         connection is closed."""
+        import http.client
+
         decoder = zlib.decompressobj(wbits=31) if (encoding or "").lower() == "gzip" else None
         chunks: list[bytes] = []
         write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append

@@ -10,7 +10,6 @@ failure gives no names, never an error, because the suggestion is a courtesy.
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 
 from packaging.utils import NormalizedName, canonicalize_name
 
@@ -41,24 +40,9 @@ def small_project_list(client: HttpClient, index_url: str, *, limit: int = LIMIT
     return [canonicalize_name(n) for n in names if isinstance(n, str) and n]
 
 
-class _Anchors(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: list[str] = []
-        self._inside = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._inside = tag == "a"
-
-    def handle_endtag(self, tag: str) -> None:
-        self._inside = False
-
-    def handle_data(self, data: str) -> None:
-        if self._inside and data.strip():
-            self.names.append(data.strip())
-
-
 def _html_names(text: str) -> list[str]:
-    parser = _Anchors()
+    from pm.index._anchors import NameAnchors
+
+    parser = NameAnchors()
     parser.feed(text)
     return parser.names

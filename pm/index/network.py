@@ -4,20 +4,21 @@ the environment names, netrc and URL credentials as a Basic Authorization header
 from __future__ import annotations
 
 import base64
-import http.client
 import os
-import socket
-import ssl
 import threading
 import zlib
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pm.base.urls import redact_url
 from pm.index.base import IndexFailure
 
-_DEFAULT_TIMEOUT: Any = getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", None)
+if TYPE_CHECKING:
+    import socket  # (socket, ssl and http.client load with the first request: most commands send none)
+
+#: No timeout given: the socket keeps the default (as socket's own _GLOBAL_DEFAULT_TIMEOUT means).
+_DEFAULT_TIMEOUT: Any = object()
 _ADDRESSES: dict[tuple[str, int], list[Any]] = {}
 _ADDRESSES_LOCK = threading.Lock()
 
@@ -28,6 +29,8 @@ def _addresses(host: str, port: int) -> list[Any]:
     Many fetch threads opening their first connection at once each asked the resolver, and with
     some resolvers a burst of parallel lookups loses answers: every such connect then waited the
     resolver's 5 s timeout. Seen against the public file host; one cached lookup removes it."""
+    import socket
+
     with _ADDRESSES_LOCK:
         found = _ADDRESSES.get((host, port))
         if found is None:
@@ -38,6 +41,10 @@ def _addresses(host: str, port: int) -> list[Any]:
 def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
              source_address: Any = None) -> socket.socket:
     """``socket.create_connection`` over the cached addresses (TLS still verifies the host name)."""
+    import socket
+
+    if timeout is getattr(socket, "_GLOBAL_DEFAULT_TIMEOUT", _DEFAULT_TIMEOUT):  # http.client's "none given"
+        timeout = _DEFAULT_TIMEOUT
     host, port = address
     error: OSError | None = None
     for family, kind, proto, _, target in _addresses(host, port):
@@ -116,6 +123,10 @@ def phrase(status: int) -> str:
 
 def describe(exc: BaseException, timeout: float, host: str) -> str:
     """A short, stable sentence for a network exception."""
+    import http.client
+    import socket
+    import ssl
+
     if isinstance(exc, (TimeoutError, socket.timeout)):
         return f"timed out after {timeout:g}s"
     if isinstance(exc, ConnectionRefusedError):

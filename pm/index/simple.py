@@ -30,7 +30,6 @@ from packaging.utils import NormalizedName, canonicalize_name
 from pm.base import codekey as _code
 from pm.index._metadata import parse_metadata, require_static
 from pm.index._pages import ACCEPT, page_digest
-from pm.index._ranges import file_metadata
 from pm.index.base import FileLink, IndexFailure, LookAheadSkipped, Metadata, is_looking_ahead
 from pm.index.cache import Cache, PageHeader, max_age
 from pm.index.concurrency import cpu_count, fetch_workers, workers_setting
@@ -315,6 +314,8 @@ class SimpleIndexSource:
             data = self.client.get(url).body
             _verify(url, link.metadata_sha256, hashlib.sha256(data).hexdigest())
         else:
+            from pm.index._ranges import file_metadata  # (range reading: loaded with the first download)
+
             data, by_range = file_metadata(self.client, link, url, ahead=ahead)
             if by_range:
                 if self.cache is not None and link.sha256:

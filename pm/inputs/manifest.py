@@ -6,7 +6,6 @@ and raised once as :class:`~pm.base.errors.InputError`, each naming the file and
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,6 +177,8 @@ def _specifier(value: Any, problem: Any) -> SpecifierSet | None:
 def _near_miss(key: object) -> str | None:
     if not isinstance(key, str) or key in KNOWN_KEYS:
         return None
+    import difflib  # only when there is an unknown key to explain: most commands never load it
+
     close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.8)
     return close[0] if close else None
 

@@ -19,17 +19,19 @@ What is read (everything else in those files is uv's or pip's own business):
 
 from __future__ import annotations
 
-import configparser
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pm.base.errors import InputError, UsageError, quote
 from pm.base.files import read_text
 from pm.base.tomlfile import load as load_toml
 from pm.base.watch import UNWATCHED, Watch
+
+if TYPE_CHECKING:
+    import configparser  # (loaded where a pip config file is read: most machines have none)
 
 #: A uv.toml or pip.conf larger than this is refused: both hold a handful of settings.
 MAX_TOOL_CONFIG_BYTES = 256 * 1024
@@ -121,6 +123,8 @@ def pip_conf(env: Mapping[str, str], *, watch: Watch = UNWATCHED) -> tuple[Layer
 
 
 def _pip_parse(path: Path, text: str) -> configparser.ConfigParser:
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text, source=str(path))

@@ -21,7 +21,6 @@ plugin that pulled that in), where pm searched, and a near-match from the names 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -170,6 +169,8 @@ def suggestions(names: Iterable[str], known: Iterable[str]) -> dict[str, str]:
     list when it is small (:func:`known_projects`). pm never downloads a large project list to
     make a suggestion (PyPI's is tens of megabytes).
     """
+    import difflib  # (only when a project is missing: a resolve that succeeds never loads it)
+
     pool = sorted({canonicalize_name(n) for n in known})
     found = {}
     for name in names:
