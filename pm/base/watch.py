@@ -231,44 +231,43 @@ def _has_links(path: str) -> bool:
 
 
 def file_state(path: os.PathLike[str] | str) -> str | None:
-    try:  # non-blocking: a FIFO put where a file was must not hold the command (it is "not a file")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "not-a-file"
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_HASHED + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_HASHED:
-        return "too-big"
-    return sha256(data).hexdigest()
+    """The sha256 of a file of at most :data:`MAX_HASHED` bytes ("too-big" for a bigger one)."""
+    def hashed(handle: Any) -> str:
+        data = handle.read(MAX_HASHED + 1)
+        return "too-big" if len(data) > MAX_HASHED else sha256(data).hexdigest()
+
+    return _read_regular(path, hashed)
 
 
 def file_digest(path: os.PathLike[str] | str) -> str | None:
-    """The sha256 of a regular file of any size, streamed; None when it cannot be read."""
+    """The sha256 of a regular file of any size, streamed."""
     import hashlib  # OpenSSL's, for big files: a hit reaches here only when the file's signature moved
 
+    def hashed(handle: Any) -> str:
+        digest = hashlib.sha256()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+
+    return _read_regular(path, hashed)
+
+
+def _read_regular(path: os.PathLike[str] | str, read: Callable[[Any], str]) -> str | None:
+    """``read(handle)`` of the regular file at ``path``; "not-a-file" for anything else, None when
+    it cannot be read. Opened non-blocking: a FIFO put where a file was must not hold the command."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError):
         return None
-    digest = hashlib.sha256()
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return "not-a-file"
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+            return read(handle)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return digest.hexdigest()
 
 
 def folder_state(path: os.PathLike[str] | str) -> str | None:
