@@ -63,10 +63,6 @@ def _Elapsed() -> Any:
     return Elapsed()
 
 
-def verbosity() -> int:
-    return int(_STATE["verbose"])
-
-
 def say(message: str) -> None:
     """A message for a person (stderr), made :func:`terminal_safe`; nothing under ``-q``."""
     if not _STATE["quiet"]:
