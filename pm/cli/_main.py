@@ -36,6 +36,8 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
     "env": ("status", "Env", "the selected generation's interpreter and site-packages (for the host to activate)",
             False),
     "why": ("why", "", "which plugins (or core) pull a package in, and at which version", True),
+    "outdated": ("outdated", "", "per pin: the version an upgrade would take, the newest release, and who holds "
+                 "it back", True),
     "export": ("export", "", "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data", True),
     "gc": ("gc", "", "remove generations that are neither selected, nor the previous one, nor in use", False),
     "rollback": ("gc", "Rollback", "select the previous generation again (after verifying it)", False),
