@@ -33,7 +33,7 @@ MARKER = "MANAGED"
 MUTATING = frozenset({"sync", "gc", "rollback", "plugins-enable", "plugins-disable", "plugins-install",
                       "plugins-remove", "update", "memory-setup", "uninstall",
                       "profile-delete"})
-READ_ONLY = ("scan", "resolve", "check", "why", "status", "export")
+READ_ONLY = ("scan", "resolve", "check", "why", "status", "export", "outdated")
 _NIX_NAMES = frozenset({"nix", "nixos", "home-manager", "nix-darwin"})
 _NIX_HOW = "change the plugin set in your Nix configuration (services.hermes.plugins) and rebuild"
 _MAX_MARKER_BYTES = 4096

@@ -18,7 +18,7 @@ from pm.env.managed import MARKER, Managed, check
 
 from .helpers import latest, pm
 
-READ_ONLY = "Read-only commands still work: scan, resolve, check, why, status, export"
+READ_ONLY = "Read-only commands still work: scan, resolve, check, why, status, export, outdated"
 NIX_HOW = "change the plugin set in your Nix configuration (services.hermes.plugins) and rebuild"
 #: Every mutating command as typed, the way it is shown, and its receipt kind.
 MUTATING = [
@@ -64,7 +64,8 @@ def test_read_only_commands_keep_working_under_a_marker_file(home: Path, capsys)
     marker = generations.root(home) / MARKER
     marker.write_text("hermes-image\nrebuild the image with plugins listed in image.toml\n")
     assert [pm(capsys, home, *argv).code for argv in (["scan"], ["resolve"], ["check"], ["why", "alpha"],
-                                                      ["status"], ["export", "--format", "nix"])] == [0] * 6
+                                                      ["status"], ["export", "--format", "nix"],
+                                                      ["outdated"])] == [0] * 7
     refused = pm(capsys, home, "gc")
     assert refused.code == 1
     assert refused.err.splitlines()[0] == (
