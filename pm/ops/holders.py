@@ -76,7 +76,7 @@ class Holder:
             said = f"{_origin_text(self.origin, home)} requires {self.requirement}"
         else:
             said = f"{self.package} requires {self.requirement}"
-        return said + "".join(f" (newest: {step})" if i == 0 else f" ({step})" for i, step in enumerate(self.via))
+        return said + (f" (newest: {'; '.join(self.via)})" if self.via else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "requirement": self.requirement,

@@ -34,6 +34,9 @@ FIRST: dict[str, dict[str, Any]] = {
     "deep": {"1.0": None},
     "tool": {"1.0": None},
     "same": {"1.0": None},
+    "needy": {"1.0": None},
+    "modern": {"1.0": None},
+    "chain": {"1.0": None},
 }
 LATER: dict[str, dict[str, Any]] = {
     "corelib": {"2.0": None},
@@ -42,6 +45,10 @@ LATER: dict[str, dict[str, Any]] = {
     "deep": {"2.0": None},
     "tool": {"2.0": ["corelib>=2"]},
     "newbie": {"1.0": None},
+    "needy": {"2.0": ["ghost>=1"]},
+    "modern": {"2.0": {"requires_python": ">=3.99"}},
+    "chain": {"2.0": ["mid"]},
+    "mid": {"1.0": ["corelib>=2"]},
 }
 
 
@@ -56,7 +63,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: LocalIndex) -> 
     home = isolated_home(tmp_path, monkeypatch, core=["corelib", "same"], lock="corelib==1.0\n", index_url=index.url,
                          config={"plugins": {"enabled": ["notes", "search"]}})
     add_plugin(home / "plugins", "notes", style="pyproject", dependencies=["free", "capped<2"])
-    add_plugin(home / "plugins", "search", style="manifest", dependencies=["app", "tool"])
+    add_plugin(home / "plugins", "search", style="manifest", dependencies=["app", "tool", "needy", "modern", "chain"])
     yield home
     for path in home.rglob("pm/receipts/*.json"):
         assert_valid_receipt(json.loads(path.read_text()))
@@ -88,11 +95,15 @@ def test_the_table_names_who_holds_each_pin_back(synced: Path, capsys: pytest.Ca
     assert result.out == (
         "PACKAGE  PINNED  UPGRADE  NEWEST  HELD BACK BY\n"
         "capped   1.0     1.0      2.0     plugin 'notes' (plugins/notes/pyproject.toml) requires capped<2\n"
+        "chain    1.0     1.0      2.0     core locks corelib==1.0 (newest: chain 2.0 requires mid; "
+        "mid 1.0 requires corelib>=2)\n"
         "corelib  1.0     1.0      2.0     core locks corelib==1.0\n"
         "deep     1.0     1.0      2.0     app 1.0 requires deep<2\n"
         "free     1.0     2.0      2.0\n"
+        "needy    1.0     1.0      2.0     needy 2.0 requires ghost>=1, which no release for the target satisfies\n"
         "tool     1.0     1.0      2.0     core locks corelib==1.0 (newest: tool 2.0 requires corelib>=2)\n")
-    assert f"5 of 7 pins of generation {selected.id} have a newer release; 4 held back" in result.err
+    # modern 2.0 requires Python >=3.99: not a release for this target, so modern 1.0 is the newest
+    assert f"7 of 10 pins of generation {selected.id} have a newer release; 6 held back" in result.err
     receipt = latest(synced)
     assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("outdated", "ok", 0)
     # it changed nothing: the same generation selected, no build, the home's files as they were
@@ -111,11 +122,12 @@ def test_json_has_every_field_and_holders_with_their_origins(synced: Path, capsy
     assert data["kind"] == "outdated" and data["receipt_path"] == str(latest_path(synced))
     report = data["outdated"]
     assert report["generation"] == data["generation"]["id"] == generations.selected(synced).id
-    assert (report["outdated"], report["held_back"], report["added"]) == (5, 4, [])
+    assert (report["outdated"], report["held_back"], report["added"]) == (7, 6, [])
     assert rows(data) == {"app": ("1.0", "1.0", "1.0"), "capped": ("1.0", "1.0", "2.0"),
-                          "corelib": ("1.0", "1.0", "2.0"), "deep": ("1.0", "1.0", "2.0"),
-                          "free": ("1.0", "2.0", "2.0"), "same": ("1.0", "1.0", "1.0"),
-                          "tool": ("1.0", "1.0", "2.0")}
+                          "chain": ("1.0", "1.0", "2.0"), "corelib": ("1.0", "1.0", "2.0"),
+                          "deep": ("1.0", "1.0", "2.0"), "free": ("1.0", "2.0", "2.0"),
+                          "modern": ("1.0", "1.0", "1.0"), "needy": ("1.0", "1.0", "2.0"),
+                          "same": ("1.0", "1.0", "1.0"), "tool": ("1.0", "1.0", "2.0")}
     (free,) = [p for p in report["packages"] if p["name"] == "free"]
     assert free == {"name": "free", "pinned": "1.0", "upgrade": "2.0", "newest": "2.0", "outdated": True,
                     "moves": True, "held_back": False, "holders": []}
@@ -130,7 +142,12 @@ def test_json_has_every_field_and_holders_with_their_origins(synced: Path, capsy
     assert holders(data, "tool") == [{"kind": "dependency", "requirement": "corelib==1.0", "package": None,
                                       "origin": {"kind": "core"}, "locked": True,
                                       "via": ["tool 2.0 requires corelib>=2"]}]
-    assert holders(data, "app") == holders(data, "same") == []
+    assert holders(data, "chain") == [{"kind": "dependency", "requirement": "corelib==1.0", "package": None,
+                                       "origin": {"kind": "core"}, "locked": True,
+                                       "via": ["chain 2.0 requires mid", "mid 1.0 requires corelib>=2"]}]
+    assert holders(data, "needy") == [{"kind": "unavailable", "requirement": "ghost>=1", "package": "needy 2.0",
+                                       "origin": None, "locked": False, "via": []}]
+    assert holders(data, "app") == holders(data, "same") == holders(data, "modern") == []
 
 
 def latest_path(home: Path) -> Path:
@@ -146,10 +163,19 @@ def test_a_yanked_or_pre_release_newest_is_not_the_newest_unless_pre_releases_ar
     assert rows(data)["free"] == ("1.0", "3.0b1", "3.0b1")
 
 
+def test_a_release_after_exclude_newer_is_not_the_newest(synced: Path, index: LocalIndex, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    index.add_files(build_packages(tmp_path / "future", {"capped": {"3.0": {"upload_time": "2099-01-01T00:00:00Z"}}}))
+    assert rows(pm(capsys, synced, "outdated", "--json").data)["capped"] == ("1.0", "1.0", "3.0")
+    cut = pm(capsys, synced, "outdated", "--json", "--exclude-newer", "2030-01-01").data
+    assert rows(cut)["capped"] == ("1.0", "1.0", "2.0")
+
+
 def test_all_shows_every_pin(synced: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = pm(capsys, synced, "outdated", "--all").out.splitlines()
-    assert [line.split()[0] for line in out[1:]] == ["app", "capped", "corelib", "deep", "free", "same", "tool"]
-    assert out[1].split() == ["app", "1.0", "1.0", "1.0"] and out[6].split() == ["same", "1.0", "1.0", "1.0"]
+    assert [line.split()[0] for line in out[1:]] == ["app", "capped", "chain", "corelib", "deep", "free", "modern",
+                                                     "needy", "same", "tool"]
+    assert out[1].split() == ["app", "1.0", "1.0", "1.0"] and out[9].split() == ["same", "1.0", "1.0", "1.0"]
 
 
 def test_offline_answers_from_the_cached_pages_alone(synced: Path, index: LocalIndex,
@@ -222,7 +248,8 @@ def test_the_operation_returns_the_report_as_a_value(synced: Path) -> None:
     notes = Origin("notes", str(synced / "plugins" / "notes" / "pyproject.toml"))
     assert capped == PinStatus("capped", Version("1.0"), Version("1.0"), Version("2.0"),
                                (Holder("requires", "capped<2", notes),))
-    assert [p.name for p in done.report.shown] == ["capped", "corelib", "deep", "free", "tool"]
+    assert [p.name for p in done.report.shown] == ["capped", "chain", "corelib", "deep", "free", "needy",
+                                                "tool"]
 
 
 def test_each_kind_of_holder_is_told_in_one_sentence(tmp_path: Path) -> None:
@@ -235,7 +262,7 @@ def test_each_kind_of_holder_is_told_in_one_sentence(tmp_path: Path) -> None:
     assert Holder("requires", "lib==1.0", Origin.core(), locked=True).describe() == "core locks lib==1.0"
     assert Holder("requires", "lib<2", package="app 1.0").describe() == "app 1.0 requires lib<2"
     assert Holder("dependency", "b<2", package="c 1.0", via=("lib 2.0 requires a>=2", "a 2.0 requires b>=2")
-                  ).describe() == "c 1.0 requires b<2 (newest: lib 2.0 requires a>=2) (a 2.0 requires b>=2)"
+                  ).describe() == "c 1.0 requires b<2 (newest: lib 2.0 requires a>=2; a 2.0 requires b>=2)"
     assert Holder("python", "Python >=3.99", package="lib 2.0").describe() == (
         "lib 2.0 requires Python >=3.99, not the target's")
     assert Holder("unavailable", "zz>=9", package="lib 2.0").describe() == (
