@@ -11,6 +11,9 @@ release requires ``deep<2``) and ``tool``. Synced at 1.0 everywhere; then 2.0 of
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
+from agent.cli import main as hermes
 from pm.env import generations
 from pm.inputs.union import Origin
 from pm.ops.holders import Holder, excludes
@@ -272,3 +276,13 @@ def test_each_kind_of_holder_is_told_in_one_sentence(tmp_path: Path) -> None:
     assert (held.outdated, held.moves, held.held_back) == (True, True, True)
     assert excludes("lib<2", Version("2.0")) and not excludes("lib[x]>=1", Version("2.0"))
     assert not excludes("not a requirement!", Version("2.0"))
+
+
+def test_python_m_pm_and_hermes_pm_print_the_same_table(synced: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = pm(capsys, synced, "outdated").out
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "pm", "outdated", "--home", str(synced)], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, expected), done.stderr
+    assert hermes(["pm", "outdated", "--home", str(synced)]) == 0
+    assert capsys.readouterr().out == expected
