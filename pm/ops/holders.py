@@ -129,14 +129,19 @@ class Releases:
         return specifier.contains(self.provider.python_version, prereleases=True)
 
 
+def direct(pin: Pin, newest: Version) -> tuple[Holder, ...]:
+    """The requirements the upgrade resolution's pins state on ``pin`` that exclude ``newest``
+    (module docstring, 1)."""
+    return tuple(dict.fromkeys(Holder.of(p) for p in pin.parents if excludes(p.requirement, newest)))
+
+
 def holders(pin: Pin, newest: tuple[Version, FileLink], pins: dict[NormalizedName, Pin],
             releases: Releases) -> tuple[Holder, ...]:
-    """Who keeps ``pin`` (of the upgrade resolution, whose pins are ``pins``) below ``newest``."""
-    direct = [Holder.of(p) for p in pin.parents if excludes(p.requirement, newest[0])]
-    if direct:
-        return tuple(dict.fromkeys(direct))
+    """Who keeps ``pin`` (of the upgrade resolution, whose pins are ``pins``) below ``newest``:
+    :func:`direct`, else those behind the newest release's own requirements (module docstring, 2)."""
     version, link = newest
-    return tuple(dict.fromkeys(_through(pin.name, version, link, pin.extras, pins, releases, (), 0)))
+    return direct(pin, version) or tuple(dict.fromkeys(
+        _through(pin.name, version, link, pin.extras, pins, releases, (), 0)))
 
 
 def excludes(requirement: str, version: Version) -> bool:

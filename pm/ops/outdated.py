@@ -35,7 +35,7 @@ from pm.records.receipt import Receipt
 
 if TYPE_CHECKING:
     from pm.index.base import Source
-    from pm.resolver import Policy, Resolution
+    from pm.resolver import Pin, Policy, Resolution
 
 
 class NoGeneration(PmError):
@@ -177,8 +177,9 @@ def _upgrade(inputs: Inputs, source: Source) -> tuple[Resolution, bool]:
 
 def compare(generation: Generation, upgrade: Resolution, source: Source, inputs: Inputs) -> Outdated:
     """Each pin of ``generation`` against the ``upgrade`` resolution and the releases ``source``
-    offers the target (the pages of the pinned projects, asked for together first)."""
-    from pm.ops.holders import Releases, holders
+    offers the target (the pages of the pinned projects asked for together, then the metadata of
+    the newest releases that no requirement on the pin itself explains)."""
+    from pm.ops.holders import Releases, direct, holders
     from pm.resolver.provider import Provider
 
     pinned = {canonicalize_name(p["name"]): Version(p["version"]) for p in generation.record["resolution"]["packages"]}
@@ -186,22 +187,24 @@ def compare(generation: Generation, upgrade: Resolution, source: Source, inputs:
     provider = Provider(source, inputs.target, upgrade_policy(inputs))
     releases = Releases(provider)
     after = upgrade.by_name()
-    rows = []
     try:
-        for name, version in sorted(pinned.items()):
-            moved = after.get(name)
-            since = next((v for v in (version, moved.version if moved else None) if v is not None and v.is_prerelease),
-                         None)
-            newest = releases.newest(name, since=since)
-            found: tuple[Holder, ...] = ()
-            if moved is not None and newest is not None and newest[0] > moved.version:
-                found = holders(moved, newest, after, releases)
-            rows.append(PinStatus(name, version, moved.version if moved else None,
-                                  newest[0] if newest else None, found))
+        newest = {name: releases.newest(name, since=_prerelease(version, after.get(name))) for name, version in pinned.items()}
+        held = {name: (after[name], found) for name, found in newest.items()
+                if found is not None and name in after and found[0] > after[name].version}
+        source.prefetch_metadata(found[1] for pin, found in held.values() if not direct(pin, found[0]))
+        rows = [PinStatus(name, version, after[name].version if name in after else None,
+                          found[0] if (found := newest[name]) is not None else None,
+                          holders(*held[name], after, releases) if name in held else ())
+                for name, version in sorted(pinned.items())]
     finally:
         provider.close()
     added = tuple((p.name, p.version) for p in upgrade.pins if p.name not in pinned)
     return Outdated(generation.id, tuple(rows), added)
+
+
+def _prerelease(version: Version, moved: Pin | None) -> Version | None:
+    """The pinned version, or else the upgrade's, that is a pre-release (then they count)."""
+    return next((v for v in (version, moved.version if moved else None) if v is not None and v.is_prerelease), None)
 
 
 def _conflicted(txn: Transaction, conflict: Any) -> None:
