@@ -15,6 +15,8 @@ its receipt.
 - :mod:`.admit` — enable (admission) and disable
 - :mod:`.update` — update and the start-up lazy install
 - :mod:`.install` — install and remove
+- :mod:`.outdated` — outdated: per pin, the upgrade, the newest release and who holds it back
+  (:mod:`.holders`)
 """
 
 from typing import TYPE_CHECKING, Any

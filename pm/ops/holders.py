@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -32,7 +32,9 @@ from packaging.version import Version
 from pm.index.base import FileLink, MetadataUnavailable
 from pm.inputs.union import Origin
 from pm.resolver.model import Parent, Pin, Req
-from pm.resolver.provider import Provider
+
+if TYPE_CHECKING:
+    from pm.resolver.provider import Provider
 
 #: What a holder is: ``requires`` (a requirement on the package itself), ``dependency`` (a
 #: requirement on a dependency of the newest release, reached ``via`` it), ``python`` (the newest
