@@ -134,6 +134,7 @@ def upgrade_policy(inputs: Inputs) -> Policy:
     nothing. Today no resolve has preferences (each picks the newest release everything allows,
     which is an upgrade); once :class:`~pm.resolver.Policy` carries the selected generation's pins
     as preferences, this is the one place that asks for an upgrade instead."""
+    # issue 32's preferences: once Policy has them, `replace(policy_of(inputs), upgrade=True)`
     return policy_of(inputs)
 
 

@@ -2,10 +2,13 @@
 the newest release for the target, and who holds it back — on a real local index of real wheels,
 a home synced for real (uv), then newer releases published.
 
-The home: core requires ``corelib`` and locks ``corelib==1.0``; plugin ``notes`` (pyproject)
-requires ``free`` and ``capped<2``; plugin ``search`` (manifest) requires ``app`` (whose only
-release requires ``deep<2``) and ``tool``. Synced at 1.0 everywhere; then 2.0 of each appears,
-``tool 2.0`` requiring ``corelib>=2``, and ``free`` also gets a pre-release and a yanked 3.0.
+The home: core requires ``corelib`` and ``same`` and locks ``corelib==1.0``; plugin ``notes``
+(pyproject) requires ``free``, ``capped<2`` and the pre-release ``pre>=2.0b1``; plugin ``search``
+(manifest) requires ``app`` (whose only release requires ``deep<2``), ``tool``, ``needy``,
+``modern`` and ``chain``. Synced at 1.0 everywhere (``pre`` at 2.0b1); then 2.0 of most appears:
+``tool 2.0`` requires ``corelib>=2``, ``chain 2.0`` requires ``mid`` (which requires
+``corelib>=2``), ``needy 2.0`` requires a project no index has, ``modern 2.0`` another Python;
+``free`` also gets a pre-release and a yanked 3.0, and ``pre`` a 2.0b2.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ FIRST: dict[str, dict[str, Any]] = {
     "needy": {"1.0": None},
     "modern": {"1.0": None},
     "chain": {"1.0": None},
+    "pre": {"1.0": None, "2.0b1": None},
 }
 LATER: dict[str, dict[str, Any]] = {
     "corelib": {"2.0": None},
@@ -53,6 +57,7 @@ LATER: dict[str, dict[str, Any]] = {
     "modern": {"2.0": {"requires_python": ">=3.99"}},
     "chain": {"2.0": ["mid"]},
     "mid": {"1.0": ["corelib>=2"]},
+    "pre": {"2.0b2": None},
 }
 
 
@@ -66,7 +71,7 @@ def index(tmp_path: Path) -> Iterator[LocalIndex]:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: LocalIndex) -> Iterator[Path]:
     home = isolated_home(tmp_path, monkeypatch, core=["corelib", "same"], lock="corelib==1.0\n", index_url=index.url,
                          config={"plugins": {"enabled": ["notes", "search"]}})
-    add_plugin(home / "plugins", "notes", style="pyproject", dependencies=["free", "capped<2"])
+    add_plugin(home / "plugins", "notes", style="pyproject", dependencies=["free", "capped<2", "pre>=2.0b1"])
     add_plugin(home / "plugins", "search", style="manifest", dependencies=["app", "tool", "needy", "modern", "chain"])
     yield home
     for path in home.rglob("pm/receipts/*.json"):
@@ -105,9 +110,11 @@ def test_the_table_names_who_holds_each_pin_back(synced: Path, capsys: pytest.Ca
         "deep     1.0     1.0      2.0     app 1.0 requires deep<2\n"
         "free     1.0     2.0      2.0\n"
         "needy    1.0     1.0      2.0     needy 2.0 requires ghost>=1, which no release for the target satisfies\n"
+        "pre      2.0b1   2.0b2    2.0b2\n"
         "tool     1.0     1.0      2.0     core locks corelib==1.0 (newest: tool 2.0 requires corelib>=2)\n")
     # modern 2.0 requires Python >=3.99: not a release for this target, so modern 1.0 is the newest
-    assert f"7 of 10 pins of generation {selected.id} have a newer release; 6 held back" in result.err
+    # pre is pinned at a pre-release (plugin notes asks for one): the newest counts pre-releases
+    assert f"8 of 11 pins of generation {selected.id} have a newer release; 6 held back" in result.err
     receipt = latest(synced)
     assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("outdated", "ok", 0)
     # it changed nothing: the same generation selected, no build, the home's files as they were
@@ -126,11 +133,12 @@ def test_json_has_every_field_and_holders_with_their_origins(synced: Path, capsy
     assert data["kind"] == "outdated" and data["receipt_path"] == str(latest_path(synced))
     report = data["outdated"]
     assert report["generation"] == data["generation"]["id"] == generations.selected(synced).id
-    assert (report["outdated"], report["held_back"], report["added"]) == (7, 6, [])
+    assert (report["outdated"], report["held_back"], report["added"]) == (8, 6, [])
     assert rows(data) == {"app": ("1.0", "1.0", "1.0"), "capped": ("1.0", "1.0", "2.0"),
                           "chain": ("1.0", "1.0", "2.0"), "corelib": ("1.0", "1.0", "2.0"),
                           "deep": ("1.0", "1.0", "2.0"), "free": ("1.0", "2.0", "2.0"),
                           "modern": ("1.0", "1.0", "1.0"), "needy": ("1.0", "1.0", "2.0"),
+                          "pre": ("2.0b1", "2.0b2", "2.0b2"),
                           "same": ("1.0", "1.0", "1.0"), "tool": ("1.0", "1.0", "2.0")}
     (free,) = [p for p in report["packages"] if p["name"] == "free"]
     assert free == {"name": "free", "pinned": "1.0", "upgrade": "2.0", "newest": "2.0", "outdated": True,
@@ -178,8 +186,8 @@ def test_a_release_after_exclude_newer_is_not_the_newest(synced: Path, index: Lo
 def test_all_shows_every_pin(synced: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = pm(capsys, synced, "outdated", "--all").out.splitlines()
     assert [line.split()[0] for line in out[1:]] == ["app", "capped", "chain", "corelib", "deep", "free", "modern",
-                                                     "needy", "same", "tool"]
-    assert out[1].split() == ["app", "1.0", "1.0", "1.0"] and out[9].split() == ["same", "1.0", "1.0", "1.0"]
+                                                     "needy", "pre", "same", "tool"]
+    assert out[1].split() == ["app", "1.0", "1.0", "1.0"] and out[10].split() == ["same", "1.0", "1.0", "1.0"]
 
 
 def test_offline_answers_from_the_cached_pages_alone(synced: Path, index: LocalIndex,
@@ -234,7 +242,7 @@ def test_changed_inputs_drop_and_add_pins(synced: Path, capsys: pytest.CaptureFi
 
 def test_a_union_without_resolution_is_a_conflict(synced: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # deep>=2 beside app 1.0's deep<2: nothing to upgrade to
-    add_plugin(synced / "plugins", "notes", style="pyproject", dependencies=["free", "capped<2", "deep>=2"])
+    add_plugin(synced / "plugins", "notes", style="pyproject", dependencies=["free", "capped<2", "pre>=2.0b1", "deep>=2"])
     result = pm(capsys, synced, "outdated")
     assert result.code == 3 and result.out == ""
     receipt = latest(synced)
@@ -253,7 +261,7 @@ def test_the_operation_returns_the_report_as_a_value(synced: Path) -> None:
     assert capped == PinStatus("capped", Version("1.0"), Version("1.0"), Version("2.0"),
                                (Holder("requires", "capped<2", notes),))
     assert [p.name for p in done.report.shown] == ["capped", "chain", "corelib", "deep", "free", "needy",
-                                                "tool"]
+                                                "pre", "tool"]
 
 
 def test_each_kind_of_holder_is_told_in_one_sentence(tmp_path: Path) -> None:
