@@ -35,6 +35,8 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "catalog_url": (str,),
     "keep_removed": (list,),
     "lock_timeout": (int, float),
+    "constraints": (list,),  # PEP 508 requirements: pm.inputs.overrides
+    "overrides": (list,),
 }
 
 
@@ -200,6 +202,12 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
         if bad:
             problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue
+        if key in ("constraints", "overrides"):
+            from pm.inputs.overrides import config_problems
+
+            if said := config_problems(path, key, value):
+                problems += said
+                continue
         settings[key] = value
     return settings
 

@@ -215,7 +215,8 @@ def _link_to_json(link: FileLink) -> list[Any]:
 
 
 def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
-    return {"warnings": list(resolution.warnings), "pins": [
+    return {"warnings": list(resolution.warnings), "replaced": [
+        [r.override, r.requirement, _origin(r.origin), r.package, r.locked] for r in resolution.replaced], "pins": [
         {"name": pin.name, "version": str(pin.version), "link": _link_to_json(pin.link),
          "extras": sorted(pin.extras), "required_by": [_origin(o) for o in pin.required_by],
          "parents": [[p.requirement, _origin(p.origin), p.package, p.locked] for p in pin.parents],
@@ -247,4 +248,9 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
         )
         pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"))))
-    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]))
+    from pm.resolver.imposing import Replacement
+
+    replaced = tuple(Replacement(str(override), str(requirement), Origin(*origin) if origin else None, package,
+                                 bool(locked))
+                     for override, requirement, origin, package, locked in data.get("replaced", ()))
+    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), replaced)
