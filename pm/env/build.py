@@ -279,9 +279,9 @@ def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv, *, u
     if not uv_check:
         _verify_pins(venv, python_version, resolution)
         return
-    from pm.env.uv_check import uv_check
+    from pm.env import uv_check as _uv_check
 
-    check = Background(lambda: uv_check(uv, venv, resolution), "pm-check")
+    check = Background(lambda: _uv_check.uv_check(uv, venv, resolution), "pm-check")
     try:
         _verify_pins(venv, python_version, resolution)
     except BaseException:

@@ -11,9 +11,9 @@ can run :func:`startup_check` at every start.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement

@@ -202,14 +202,20 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
         if bad:
             problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue
-        if key in ("constraints", "overrides"):
-            from pm.inputs.overrides import config_problems
-
-            if said := config_problems(path, key, value):
-                problems += said
-                continue
+        if said := _requirement_problems(path, key, value):
+            problems += said
+            continue
         settings[key] = value
     return settings
+
+
+def _requirement_problems(path: Path, key: str, value: Any) -> list[Problem]:
+    """pm.constraints and pm.overrides: each entry a usable requirement (:mod:`pm.inputs.overrides`)."""
+    if key not in ("constraints", "overrides") or not isinstance(value, list):
+        return []
+    from pm.inputs.overrides import config_problems
+
+    return config_problems(path, key, value)
 
 
 def _close(word: str, known: Iterable[str], cutoff: float) -> list[str]:

@@ -20,6 +20,7 @@ from pm.index.base import Source
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Union
 from pm.resolver.explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from pm.resolver.imposing import Imposing, Replacement, root_replacements
 from pm.resolver.missing import (
     MissingProjects,
     NotOffered,
@@ -32,7 +33,6 @@ from pm.resolver.missing import (
     unoffered_roots,
 )
 from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
-from pm.resolver.imposing import Imposing, Replacement, root_replacements
 from pm.resolver.provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")

@@ -15,7 +15,11 @@ from packaging.requirements import InvalidRequirement, Requirement
 from agent.cli import main as hermes_main
 from pm.cli import main
 from pm.testing import add_plugin, index_from_spec, isolated_home
+from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
+
+from .test_shortcut import SPEC as SHORTCUT_SPEC
+from .test_shortcut import Setup, _answered_once, pins
 
 SPEC = {
     "numpy": {"1.24": [], "1.26": [], "2.0": []},
@@ -270,3 +274,23 @@ def test_no_override_step_when_overrides_came_from_a_flag(tmp_path, monkeypatch,
     assert _override_steps(_run(capsys, "resolve", "--home", str(home), code=3))
     assert _override_steps(_run(capsys, "resolve", "--home", str(home), "--override", str(flag), code=3)) == []
 
+
+
+@pytest.fixture
+def setup(tmp_path: Path, make_index) -> Setup:
+    """The shortcut test's home, answered once (tests/pm/test_shortcut.py)."""
+    return _answered_once(tmp_path, make_index(SHORTCUT_SPEC, **PRESETS["pypi"]))
+
+
+def test_the_shortcut_never_answers_over_a_changed_override_file(setup: Setup) -> None:
+    overrides = setup.home.parent / "overrides.txt"
+    overrides.write_text("beta<2\n")
+    assert not setup.shortcut_taken("--override", str(overrides))  # another command line
+    assert setup.shortcut_taken("--override", str(overrides))
+    assert pins(setup.latest()) == {"alpha": "2.0", "beta": "1.0"}  # alpha 2.0's beta>=2 replaced
+    overrides.write_text("beta>=2\n")
+    assert not setup.shortcut_taken("--override", str(overrides)), "answered from memory"
+    assert pins(setup.latest()) == {"alpha": "2.0", "beta": "2.0"}
+    setup.env["HERMES_PM_CONSTRAINTS"] = "beta<2"
+    assert not setup.shortcut_taken(), "answered from memory"
+    assert pins(setup.latest()) == {"alpha": "1.0", "beta": "1.0"}
