@@ -10,10 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.markers import Marker
 from packaging.requirements import InvalidRequirement, Requirement
 
 from agent.cli import main as hermes_main
 from pm.cli import main
+from pm.env.uv_check import _all_overridden
+from pm.inputs.overrides import problem
+from pm.ops.override_fix import VARIABLE
+from pm.resolver.imposing import Replacement, top_level_extra
+from pm.resolver.model import Resolution
 from pm.testing import add_plugin, index_from_spec, isolated_home
 from pm.testing.index import PRESETS
 from pm.testing.receipts import assert_valid_receipt
@@ -241,6 +247,7 @@ def test_a_refusal_by_one_plugins_pin_offers_a_checked_override_that_runs_as_pri
         "checked": True, "kind": "override"}]
     words = shlex.split(_override_steps(receipt)[0]["command"])
     variable, _, value = words[0].partition("=")  # what the shell does with the leading assignment
+    assert variable == VARIABLE
     monkeypatch.setenv(variable, value)
     assert hermes_main(words[2:]) == 0
     capsys.readouterr()
@@ -294,3 +301,26 @@ def test_the_shortcut_never_answers_over_a_changed_override_file(setup: Setup) -
     setup.env["HERMES_PM_CONSTRAINTS"] = "beta<2"
     assert not setup.shortcut_taken(), "answered from memory"
     assert pins(setup.latest()) == {"alpha": "1.0", "beta": "1.0"}
+
+
+# -- the pieces ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("marker", "extra"), [
+    ('extra == "fast"', "fast"), ("python_version >= '3.8' and extra == 'Fast_X'", "fast-x"),
+    ("(extra == 'a' or extra == 'b')", None), ("python_version >= '3.8'", None)])
+def test_the_extra_an_optional_dependency_keeps_is_its_top_level_clause(marker, extra):
+    assert top_level_extra(Marker(marker)) == extra
+
+
+def test_uv_pip_check_passes_only_when_every_complaint_is_a_replaced_requirement():
+    resolution = Resolution((), replaced=(Replacement("numpy>=1.26", "numpy<1.25", package="lib 1.0"),))
+    said = ("Checked 2 packages in 0.31ms\nFound 1 incompatibility\n"
+            "The package `lib` requires `numpy<1.25`, but `2.0` is installed\n")
+    assert _all_overridden(said, resolution)
+    assert not _all_overridden(said + "The package `other` requires `numpy<2`, but `2.0` is installed\n", resolution)
+    assert not _all_overridden("error: something else\n", resolution)
+
+
+def test_a_requirement_is_checked_once_for_every_place_it_can_come_from():
+    assert problem("overrides", "numpy[fast]>=2") is None  # an override may bring extras: it replaces
+    assert problem("constraints", "") == "must be a PEP 508 requirement, got ''"
