@@ -248,9 +248,15 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
         )
         pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"))))
+    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), _replaced_from_json(data.get("replaced")))
+
+
+def _replaced_from_json(data: list[Any] | None) -> tuple[Any, ...]:
+    """What the overrides replaced (:class:`pm.resolver.imposing.Replacement`, loaded only when
+    there is any: a reused resolution loads nothing of the resolver but its model)."""
+    if not data:
+        return ()
     from pm.resolver.imposing import Replacement
 
-    replaced = tuple(Replacement(str(override), str(requirement), Origin(*origin) if origin else None, package,
-                                 bool(locked))
-                     for override, requirement, origin, package, locked in data.get("replaced", ()))
-    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), replaced)
+    return tuple(Replacement(str(override), str(requirement), Origin(*origin) if origin else None, package, bool(locked))
+                 for override, requirement, origin, package, locked in data)
