@@ -100,7 +100,7 @@ def _together(texts: list[str]) -> str | None:
     specifiers = SpecifierSet()
     for text in texts:
         try:
-            specifiers &= Requirement(text.removesuffix(" (constraint)")).specifier
+            specifiers &= Requirement(text.removesuffix(" (constraint)").removesuffix(" (override)")).specifier
         except InvalidRequirement:
             return None
     return ",".join(sorted(str(s) for s in specifiers))

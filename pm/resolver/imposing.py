@@ -55,6 +55,7 @@ class Imposing:
         self.overrides = by_project(union.overrides)
         self.constraints = by_project(union.constraints)
         self._with_extra: dict[tuple[int, str], Requirement] = {}
+        self._ids = {id(r) for reqs in self.overrides.values() for r in reqs}  # and those made for an extra
 
     def __bool__(self) -> bool:
         return bool(self.overrides or self.constraints)
@@ -76,7 +77,13 @@ class Imposing:
             marker = f'extra == "{extra}"' + (f" and ({override.marker})" if override.marker is not None else "")
             made.marker = Marker(marker)
             self._with_extra[key] = made
+            self._ids.add(id(made))
         return made
+
+    def note(self, requirement: Requirement) -> str:
+        """What a requirement's text says after it when it is an override (" (override)"): a
+        conflict or a pin's parents then tell the operator's requirement from its origin's."""
+        return " (override)" if id(requirement) in self._ids else ""
 
     def constrain(self, reqs: Iterable[Req], holds: Callable[[Marker], bool]) -> list[Req]:
         """One constraint :class:`Req` per constraint (whose marker holds) and per project key of
@@ -120,11 +127,6 @@ def _top_level_terms(text: str) -> list[str]:
             continue
         at += 1
     return [*terms, text[start:]]
-
-
-def names(union: Union) -> frozenset[NormalizedName]:
-    """The projects the union's overrides name."""
-    return frozenset(item.name for item in union.overrides)
 
 
 def root_replacements(union: Union, environment: dict[str, str]) -> list[Replacement]:

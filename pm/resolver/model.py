@@ -7,6 +7,7 @@ asked for it, so a conflict can be told in plugin words without re-running anyth
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -57,10 +58,10 @@ class Req:
     @classmethod
     def from_requirement(
         cls, requirement: Requirement, origins: frozenset[Origin], parent: Candidate | None = None,
-        *, locked: bool = False,
+        *, locked: bool = False, note: str = "",
     ) -> Req:
         extras = frozenset(canonicalize_name(e) for e in requirement.extras)
-        text = str(requirement).split(";")[0].strip()
+        text = str(requirement).split(";")[0].strip() + note
         return cls(canonicalize_name(requirement.name), requirement.specifier, extras, text, origins, parent, locked)
 
     @property
@@ -199,17 +200,19 @@ def root_requirements(union: Union, target: Target) -> list[Req]:
         if overrides is None:
             roots.append(Req.from_requirement(pin, frozenset({Origin.core()}), locked=True))
         else:
-            roots += _applying(overrides, frozenset({Origin.core()}), environment)
+            roots += _applying(overrides, frozenset({Origin.core()}), environment, imposing.note)
     for tagged in union.requirements:
         requirement = tagged.requirement
-        roots += _applying(imposing.overriding(requirement) or [requirement], frozenset({tagged.origin}), environment)
+        roots += _applying(imposing.overriding(requirement) or [requirement], frozenset({tagged.origin}), environment,
+                           imposing.note)
     if imposing.constraints:
         roots += imposing.constrain(roots, lambda marker: marker.evaluate(environment))
     return roots
 
 
-def _applying(requirements: list[Requirement], origins: frozenset[Origin], environment: dict[str, str]) -> list[Req]:
-    return [Req.from_requirement(r, origins) for r in requirements
+def _applying(requirements: list[Requirement], origins: frozenset[Origin], environment: dict[str, str],
+              note: Callable[[Requirement], str]) -> list[Req]:
+    return [Req.from_requirement(r, origins, note=note(r)) for r in requirements
             if r.marker is None or r.marker.evaluate(environment)]
 
 

@@ -42,6 +42,10 @@ _PREFETCH_WALKING = 16
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 
 
+def _no_note(requirement: Requirement) -> str:
+    return ""
+
+
 class Builder(Protocol):
     """Builds sdists that ``pm.allow_builds`` names: the resolver's one way to learn dynamic metadata.
 
@@ -193,7 +197,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         if metadata.requires_python is not None:
             deps.append(Req(PYTHON, metadata.requires_python, frozenset(),
                             f"Python {metadata.requires_python}", origins, candidate))
-        deps += [Req.from_requirement(r, origins, candidate) for r in self.applying(metadata, candidate.extras)]
+        note = self.imposing.note if self.imposing is not None else _no_note
+        deps += [Req.from_requirement(r, origins, candidate, note=note(r))
+                 for r in self.applying(metadata, candidate.extras)]
         if self.imposing is not None and self.imposing.constraints:
             deps += self.imposing.constrain([d for d in deps if d.name != PYTHON],
                                             lambda marker: self.markers.holds(marker))

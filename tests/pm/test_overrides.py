@@ -99,6 +99,8 @@ def test_an_override_replaces_a_transitive_requirement_and_the_receipt_says_whos
     overrides.write_text("# the operator's\nnumpy>=1.26\n")
     receipt = _run(capsys, "resolve", "--home", str(home), "--override", str(overrides), code=0)
     assert _pins(receipt) == {"lib": "1.0", "numpy": "2.0"}
+    numpy = next(p for p in receipt["resolution"]["packages"] if p["name"] == "numpy")
+    assert numpy["parents"] == ["plugin 'b' requires numpy>=1.26 (override)", "lib 1.0 requires numpy>=1.26 (override)"]
     assert receipt["inputs"]["overrides"] == [{"requirement": "numpy>=1.26", "source": f"{overrides}:2"}]
     plugin_b = {"kind": "plugin", "plugin": "b", "file": str(home / "plugins" / "b" / "plugin.yaml")}
     assert receipt["resolution"]["replaced"] == [
