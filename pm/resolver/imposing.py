@@ -20,7 +20,7 @@ from typing import Any
 
 from packaging.markers import Marker
 from packaging.requirements import Requirement
-from packaging.utils import NormalizedName, canonicalize_name
+from packaging.utils import canonicalize_name
 
 from pm.inputs.overrides import by_project
 from pm.inputs.union import Origin, Union
