@@ -68,7 +68,9 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
-    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home)
+    flags = txn.options.flags
+    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home,
+                                operator_flags=bool(flags.constraints or flags.overrides))
     try:
         resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
         reused = True

@@ -133,10 +133,12 @@ def remember(cache: Cache, key: str, resolution: Resolution, pages: dict[str, tu
     cache.put_result(key, json.dumps(stored, separators=(",", ":")).encode())
 
 
-def refusal_key(key: str, kind: str, shown_home: Path | None) -> str:
+def refusal_key(key: str, kind: str, shown_home: Path | None, *, operator_flags: bool = False) -> str:
     """Where a refusal of the inputs under ``key`` is kept: its next steps name the command and
-    ``--home`` it was asked with, so those are part of the key."""
-    return hashlib.sha256(json.dumps(["refusal", key, kind, str(shown_home)]).encode()).hexdigest()
+    ``--home`` it was asked with, so those are part of the key; and whether constraints or
+    overrides came from flags (the override step is offered only when they did not)."""
+    parts = ["refusal", key, kind, str(shown_home)] + (["operator-flags"] if operator_flags else [])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
 def remember_refusal(cache: Cache, key: str, refusal: dict[str, Any], pages: dict[str, tuple[int, str]]) -> None:

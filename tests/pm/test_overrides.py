@@ -280,6 +280,7 @@ def test_no_override_step_when_overrides_came_from_a_flag(tmp_path, monkeypatch,
     home = _home(tmp_path, monkeypatch, index, {"stats-tool": ["numpy<1.25"], "numeric": ["numpy>=1.26", "other"]})
     flag = tmp_path / "o.txt"
     flag.write_text("other<2\n")
+    monkeypatch.setenv("HERMES_PM_OVERRIDES", "other<2")  # the same inputs, so the same stored refusal key
     assert _override_steps(_run(capsys, "resolve", "--home", str(home), code=3))
     assert _override_steps(_run(capsys, "resolve", "--home", str(home), "--override", str(flag), code=3)) == []
 
