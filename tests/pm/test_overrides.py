@@ -30,6 +30,7 @@ from .test_shortcut import Setup, _answered_once, pins
 SPEC = {
     "numpy": {"1.24": [], "1.26": [], "2.0": []},
     "lib": {"1.0": ["numpy<1.25"]},
+    "win-lib": {"1.0": ["numpy<1.25; sys_platform == 'win32'"]},
     "uses-numpy": {"1.0": ["numpy"]},
     "optional": {"1.0": {"requires": [], "extras": {"fast": ["numpy<1.25"]}}},
     "other": {"1.0": [], "2.0": []},
@@ -122,6 +123,14 @@ def test_an_override_whose_marker_fails_leaves_nothing_in_the_place_of_the_requi
                  {"overrides": ["numpy>=1.26; python_version < '3'"]})
     receipt = _run(capsys, "resolve", "--home", str(home), code=0)
     assert _pins(receipt) == {"uses-numpy": "1.0"}  # as uv: the override, not the requirement, decides
+
+
+def test_an_override_takes_the_place_of_a_requirement_whatever_its_own_marker_said(tmp_path, monkeypatch, index,
+                                                                                 capsys):
+    home = _home(tmp_path, monkeypatch, index, {"a": ["win-lib"]})
+    assert _pins(_run(capsys, "resolve", "--home", str(home), code=0)) == {"win-lib": "1.0"}
+    monkeypatch.setenv("HERMES_PM_OVERRIDES", "numpy>=1.26")
+    assert _pins(_run(capsys, "resolve", "--home", str(home), code=0)) == {"numpy": "2.0", "win-lib": "1.0"}  # as uv
 
 
 def test_an_override_keeps_an_optional_dependency_optional(tmp_path, monkeypatch, index, capsys):
