@@ -50,6 +50,13 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--exclude-newer", metavar="DATE", help="ignore files uploaded after DATE or 'N days' ago")
     group.add_argument("--allow-build", action="append", default=[], metavar="NAME",
                        help="allow building NAME from its sdist (config pm.allow_builds)")
+    group.add_argument("--constraint", action="append", default=[], metavar="FILE",
+                       help="constrain versions by the requirement lines of FILE; adds no package (repeatable; "
+                            "env HERMES_PM_CONSTRAINTS, config pm.constraints)")
+    group.add_argument("--override", action="append", default=[], metavar="FILE",
+                       help="replace every requirement on a project by FILE's requirement lines on it, core's and "
+                            "plugins' included; at your own risk (repeatable; env HERMES_PM_OVERRIDES, config "
+                            "pm.overrides)")
 
 
 def add_lock_option(parser: argparse.ArgumentParser) -> None:
@@ -78,6 +85,8 @@ def flags_from(args: argparse.Namespace) -> Flags:
         prereleases=getattr(args, "prereleases", None),
         exclude_newer=getattr(args, "exclude_newer", None),
         allow_builds=tuple(getattr(args, "allow_build", None) or ()),
+        constraints=tuple(getattr(args, "constraint", None) or ()),
+        overrides=tuple(getattr(args, "override", None) or ()),
     )
 
 

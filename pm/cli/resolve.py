@@ -61,7 +61,8 @@ def _remember(args: argparse.Namespace, done: Result, watch: Watch) -> None:
 
         cache = Cache(cache_dir())
         if refused:  # a refusal is remembered as its proof was stored: with the pages it read
-            key = refusal_key(key, done.receipt.kind, shown_home(args))
+            key = refusal_key(key, done.receipt.kind, shown_home(args),
+                              operator_flags=bool(getattr(args, "constraint", None) or getattr(args, "override", None)))
             found = stored_refusal(cache, key)
             stored = None if found is None or found[1]["conflict"] != written["conflict"] else (found[0], found[2])
         else:

@@ -279,7 +279,9 @@ def verify(venv: Path, python_version: str, resolution: Resolution, uv: Uv, *, u
     if not uv_check:
         _verify_pins(venv, python_version, resolution)
         return
-    check = Background(lambda: uv.run("pip", "check", "--python", str(venv / "bin" / "python")), "pm-check")
+    from pm.env import uv_check as _uv_check
+
+    check = Background(lambda: _uv_check.uv_check(uv, venv, resolution), "pm-check")
     try:
         _verify_pins(venv, python_version, resolution)
     except BaseException:

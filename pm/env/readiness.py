@@ -11,6 +11,7 @@ can run :func:`startup_check` at every start.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,15 +134,31 @@ def _declared_unmet(inputs: Inputs, installed: Installed, site: Path) -> dict[Or
     for member in inputs.union.members:
         decl = member.plugin.declaration
         by_origin[Origin(member.plugin.key, str(decl.file) if decl else None)] = []
+    overridden = _overriding(inputs)
     for tagged in inputs.union.requirements:
-        by_origin.setdefault(tagged.origin, []).extend(_unmet(tagged.requirement, installed, environment, site,
-                                                                   watch=inputs.watch))
+        for requirement in overridden(tagged.requirement) or [tagged.requirement]:
+            by_origin.setdefault(tagged.origin, []).extend(_unmet(requirement, installed, environment, site,
+                                                                  watch=inputs.watch))
     for name, version in inputs.core.lock:
+        if overrides := overridden(Requirement(f"{name}=={version}")):  # the operator moved core's pin
+            for requirement in overrides:
+                by_origin[Origin.core()].extend(_unmet(requirement, installed, environment, site, watch=inputs.watch))
+            continue
         found = installed.get(name)
         if found != version:
             by_origin[Origin.core()].append(
                 (name, f"core locks {name}=={version}; installed: {f'{name} {found}' if found else 'not installed'}"))
     return by_origin
+
+
+def _overriding(inputs: Inputs) -> Callable[[Requirement], list[Requirement] | None]:
+    """What readiness judges in a requirement's place: the operator's overrides on its project
+    (:mod:`pm.resolver.imposing`, as the resolution had them), None when there are none."""
+    if not inputs.union.overrides:
+        return lambda requirement: None
+    from pm.resolver.imposing import Imposing
+
+    return Imposing(inputs.union).overriding
 
 
 def _declared_counts(inputs: Inputs) -> dict[Origin, int]:

@@ -60,7 +60,8 @@ class Inputs:
                 for h in self.selection.homes
             ],
             "notices": list(self.selection.notices),
-        }
+        } | {kind: [item.to_json() for item in given] for kind, given in
+             (("constraints", self.settings.constraints), ("overrides", self.settings.overrides)) if given}
 
 
 def plugin_to_json(status: Any) -> dict[str, Any]:
@@ -103,6 +104,6 @@ def gather(home: Path, flags: Flags, *, candidate: str | None = None, owner: Pat
     core = load_core(settings.core, settings.core_lock, target.environment, watch=watch)
     selection = select(home, python_version=Version(target.python_full_version), host_version=Version(__version__),
                        candidate=candidate, owner=owner, primary=config, watch=watch)
-    union = build_union(core, selection)
+    union = build_union(core, selection, constraints=settings.constraints, overrides=settings.overrides)
     digest = fingerprint(union, selection, target, settings.fingerprint_part())
     return Inputs(home, settings, target, core, selection, union, digest, watch)

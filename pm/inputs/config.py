@@ -35,6 +35,8 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "catalog_url": (str,),
     "keep_removed": (list,),
     "lock_timeout": (int, float),
+    "constraints": (list,),  # PEP 508 requirements: pm.inputs.overrides
+    "overrides": (list,),
 }
 
 
@@ -200,8 +202,20 @@ def _pm_settings(section: dict[str, Any], path: Path, problems: list[Problem]) -
         if bad:
             problems.append(Problem(path, f"pm.{key}", f"must be {bad}, got {quote(value)}"))
             continue
+        if said := _requirement_problems(path, key, value):
+            problems += said
+            continue
         settings[key] = value
     return settings
+
+
+def _requirement_problems(path: Path, key: str, value: Any) -> list[Problem]:
+    """pm.constraints and pm.overrides: each entry a usable requirement (:mod:`pm.inputs.overrides`)."""
+    if key not in ("constraints", "overrides") or not isinstance(value, list):
+        return []
+    from pm.inputs.overrides import config_problems
+
+    return config_problems(path, key, value)
 
 
 def _close(word: str, known: Iterable[str], cutoff: float) -> list[str]:

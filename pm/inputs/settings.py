@@ -14,6 +14,7 @@ from pm.base.urls import redact_url  # noqa: F401 - the one redaction, named her
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.config import HomeConfig
 from pm.inputs.index_settings import Chosen, choose, split_find_links  # noqa: F401 - split_find_links: its old home
+from pm.inputs.overrides import Imposed, choose_imposed
 
 DEFAULT_INDEX_URL = "https://pypi.org/simple/"
 
@@ -37,6 +38,8 @@ class Flags:
     prereleases: str | None = None
     exclude_newer: str | None = None
     allow_builds: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ()  # --constraint FILE (repeatable): pm.inputs.overrides
+    overrides: tuple[str, ...] = ()  # --override FILE (repeatable)
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Settings:
     warnings: tuple[str, ...] = ()  # what the environment gives that pm does not honour, each naming its place
     python_version: str | None = None  # a foreign target (pm.inputs.foreign): flags only
     platform: str | None = None
+    constraints: tuple[Imposed, ...] = ()  # the operator's (pm.inputs.overrides)
+    overrides: tuple[Imposed, ...] = ()
 
     @property
     def find_link_folders(self) -> tuple[Path, ...]:
@@ -76,7 +81,8 @@ class Settings:
             "exclude_newer": self.exclude_newer if not (self.exclude_newer or "").endswith(("day", "days"))
             else str(self.cutoff.date()) if self.cutoff else None,
             "allow_builds": sorted(self.allow_builds),
-        }
+        } | {kind: [str(item) for item in given] for kind, given in
+             (("constraints", self.constraints), ("overrides", self.overrides)) if given}
 
 
 def find_link(value: str, relative_to: Path, key: str) -> Path | str:
@@ -193,7 +199,17 @@ def resolve_settings(flags: Flags, config: HomeConfig, env: Mapping[str, str] | 
         refresh=flags.refresh,
         sources=tuple(chosen.sources().items()),
         warnings=chosen.warnings,
+        constraints=_imposed("constraints", flags.constraints, env, config, watch),
+        overrides=_imposed("overrides", flags.overrides, env, config, watch),
     )
+
+
+def _imposed(kind: str, files: tuple[str, ...], env: Mapping[str, str], config: HomeConfig,
+             watch: Watch) -> tuple[Imposed, ...]:
+    """The constraints or overrides (:mod:`pm.inputs.overrides`); a flag's files are relative to
+    the working folder."""
+    return choose_imposed(kind, files, env, config.pm, config.file, working_folder() if files else config.file.parent,
+                          watch=watch)
 
 
 def _find_links(chosen: Chosen) -> tuple[Path | str, ...]:

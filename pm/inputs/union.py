@@ -10,6 +10,7 @@ from typing import Any
 from packaging.requirements import Requirement
 
 from pm.inputs.core import Core
+from pm.inputs.overrides import Imposed
 from pm.inputs.selection import PluginStatus, Selection
 from pm.inputs.target import Target
 
@@ -56,10 +57,16 @@ class Union:
     core: Core
     members: tuple[PluginStatus, ...]
     requirements: tuple[Tagged, ...]
+    #: The operator's (:mod:`pm.inputs.overrides`): they bind or replace requirements as the
+    #: resolver builds them; they are not requirements of anyone.
+    constraints: tuple[Imposed, ...] = ()
+    overrides: tuple[Imposed, ...] = ()
 
 
-def build_union(core: Core, selection: Selection) -> Union:
-    """Core first, then members in selection order (primary home first)."""
+def build_union(core: Core, selection: Selection, *, constraints: tuple[Imposed, ...] = (),
+                overrides: tuple[Imposed, ...] = ()) -> Union:
+    """Core first, then members in selection order (primary home first); the operator's
+    constraints and overrides carried beside them."""
     tagged = [Tagged(r, Origin.core()) for r in core.requirements]
     members = _ordered_members(selection)
     for member in members:
@@ -67,7 +74,7 @@ def build_union(core: Core, selection: Selection) -> Union:
         assert declaration is not None
         origin = Origin(member.plugin.key, str(declaration.file))
         tagged += [Tagged(r, origin) for r in declaration.requirements]
-    return Union(core, tuple(members), tuple(tagged))
+    return Union(core, tuple(members), tuple(tagged), constraints, overrides)
 
 
 def _ordered_members(selection: Selection) -> list[PluginStatus]:

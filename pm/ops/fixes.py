@@ -52,22 +52,29 @@ class Fix:
     command: str
     why: str
     checked: bool = True
+    #: What remedy it is, as data (the receipt's ``next_steps[].kind``): "set-aside", "relax",
+    #: "override" (the operator's override, :mod:`pm.ops.override_fix`) or "allow-build".
+    kind: str = ""
 
 
 def checked_fixes(inputs: Inputs, conflict: Conflict, policy: Policy, home: Path | None, *,
-                  admission: bool = False, source: Source | None = None, tried: Tried | None = None) -> list[Fix]:
+                  admission: bool = False, source: Source | None = None, tried: Tried | None = None,
+                  retry: tuple[str, ...] | None = None) -> list[Fix]:
     """The remedies for ``conflict`` that resolve (module docstring), in the order they help most:
-    setting aside a partner, then relaxing a pin, then allowing a build; on ``source`` (the one
-    the refused resolve read, so its pages are reused), else on a new one."""
+    setting aside a partner, then relaxing a pin, then the operator's override (only with
+    ``retry``, the words of the command to run again with it), then allowing a build; on
+    ``source`` (the one the refused resolve read, so its pages are reused), else on a new one."""
     from pm.ops.transaction import source_of
 
     if source is None:
         with source_of(inputs) as own:
-            return checked_fixes(inputs, conflict, policy, home, admission=admission, source=own, tried=tried)
+            return checked_fixes(inputs, conflict, policy, home, admission=admission, source=own, tried=tried,
+                                 retry=retry)
     check = _Checks(inputs, source, policy, home, time.monotonic() + BUDGET, conflict.candidate,
                     {} if tried is None else tried)
+    overrides = [] if retry is None else check.overrides(conflict, retry)
     return [*check.set_aside(_to_set_aside(conflict, admission)), *check.relax(_pins_to_relax(conflict, inputs.union)),
-            *check.builds(_sdist_only(conflict))]
+            *overrides, *check.builds(_sdist_only(conflict))]
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,7 @@ class _Checks:
             if _resolves(_without(self.inputs.union, plugin), self.inputs, self.source, self.policy) is not None:
                 yield Fix(hermes("plugins", "disable", plugin, home=self.home),
                           f"checked: core and every other plugin resolve without {plugin!r} "
-                          "(pm never disables a plugin for you)")
+                          "(pm never disables a plugin for you)", kind="set-aside")
 
     def relax(self, pins: list[tuple[str, str, str]]) -> Iterator[Fix]:
         for plugin, requirement, package in self._in_time(pins):
@@ -103,7 +110,15 @@ class _Checks:
             if version is not None and not Requirement(requirement).specifier.contains(version, prereleases=True):
                 yield Fix(hermes("pm", "why", package, home=self.home),
                           f"checked: {package} {version} fits core and every other plugin (resolved with "
-                          f"{requirement!r} of plugin {plugin!r} relaxed); ask the author of {plugin!r} to allow it")
+                          f"{requirement!r} of plugin {plugin!r} relaxed); ask the author of {plugin!r} to allow it",
+                          kind="relax")
+
+    def overrides(self, conflict: Conflict, retry: tuple[str, ...]) -> list[Fix]:
+        """The operator's override for each plugin pin the conflict names (:mod:`pm.ops.override_fix`)."""
+        from pm.ops.override_fix import checked_overrides
+
+        return checked_overrides(self.inputs, conflict, retry, self.home, self._in_time,
+                                 lambda union: _resolves(union, self.inputs, self.source, self.policy))
 
     def builds(self, packages: list[str]) -> Iterator[Fix]:
         for package in self._in_time(packages):
@@ -170,11 +185,12 @@ def _allow_build(inputs: Inputs, source: Source, policy: Policy, package: str, h
     if isinstance(ended, MetadataUnavailable):
         return Fix(command, f"not checked: {package}'s source distribution does not state its requirements "
                             f"statically ({ended}), so only a build would tell whether the set then resolves",
-                   checked=False)
+                   checked=False, kind="allow-build")
     if ended is not None:
         return None
     return Fix(command, f"checked: the set resolves with {package} built from its source distribution (its "
-                        "static metadata read, nothing built yet); building runs its build backend (opt-in)")
+                        "static metadata read, nothing built yet); building runs its build backend (opt-in)",
+               kind="allow-build")
 
 
 def _to_set_aside(conflict: Conflict, admission: bool) -> list[str]:

@@ -68,7 +68,9 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     policy = policy_of(inputs)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
-    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home)
+    flags = txn.options.flags
+    refused_under = refusal_key(stored, draft.kind, txn.options.shown_home,
+                                operator_flags=bool(flags.constraints or flags.overrides))
     try:
         resolution = None if inputs.settings.refresh else fresh_resolution(cache, stored, offline=inputs.settings.offline)
         reused = True
@@ -117,17 +119,32 @@ def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: So
         conflict = hard
     draft.conflict = conflict_to_json(conflict)
     admission, home = draft.kind == "admit", txn.options.shown_home
-    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source, tried=tried)
-    aside = [f for f in fixes if " disable " in f.command]
+    fixes = checked_fixes(txn.gathered, conflict, policy, home, admission=admission, source=source, tried=tried,
+                          retry=_retry_words(txn, conflict.candidate))
+    aside = [f for f in fixes if f.kind == "set-aside"]
     steps = conflict_steps(conflict, home, admission=admission, set_aside=bool(aside))
     retry = steps[:1] if aside and conflict.candidate is not None else []
-    for command, why, checked in [*((f.command, f.why, True) for f in aside), *((c, w, None) for c, w in retry),
-                                  *((f.command, f.why, f.checked) for f in fixes if f not in aside),
-                                  *((c, w, None) for c, w in steps[len(retry):])]:
+    for command, why, checked, kind in [*((f.command, f.why, True, f.kind) for f in aside),
+                                        *((c, w, None, None) for c, w in retry),
+                                        *((f.command, f.why, f.checked, f.kind) for f in fixes if f not in aside),
+                                        *((c, w, None, None) for c, w in steps[len(retry):])]:
         if not (draft.kind == "why" and command.startswith("hermes pm why")):  # not itself
-            draft.step(command, why, checked=checked)
+            draft.step(command, why, checked=checked, kind=kind)
     draft.warnings += memory_warnings(txn.gathered, conflict.plugins)
     txn.finish("conflict", EXIT_CONFLICT)
+
+
+def _retry_words(txn: Transaction, candidate: str | None) -> tuple[str, ...] | None:
+    """The refused command again, as words for :func:`hermes` (an override step runs it with the
+    override); None when its constraints or overrides came from flags, which a printed step
+    would not carry."""
+    flags = txn.options.flags
+    if flags.constraints or flags.overrides:
+        return None
+    if txn.draft.kind == "admit" and candidate is not None:
+        return ("plugins", "enable", candidate)
+    words = {"sync": ("pm", "sync"), "update": ("update",)}.get(txn.draft.kind)
+    return words or (("pm", "resolve", "--with", candidate) if candidate else ("pm", "resolve"))
 
 
 def _remember_refusal(txn: Transaction, cache: Cache, key: str, source: Source) -> None:
@@ -150,7 +167,7 @@ def _refused_again(txn: Transaction, refusal: dict[str, Any]) -> None:
     draft = txn.draft
     draft.conflict = refusal["conflict"]
     for step in refusal["next_steps"]:
-        draft.step(step["command"], step["why"], checked=step.get("checked"))
+        draft.step(step["command"], step["why"], checked=step.get("checked"), kind=step.get("kind"))
     draft.record(reused_refusal=True)
     draft.warnings += memory_warnings(txn.gathered, draft.conflict["plugins"])
     txn.finish("conflict", EXIT_CONFLICT)

@@ -50,14 +50,17 @@ class Draft:
     warnings: list[str] = field(default_factory=list)
     fields: dict[str, Any] = field(default_factory=dict)  # the operation's own, by record()
 
-    def step(self, command: str, why: str, *, checked: bool | None = None, aside: bool = False) -> None:
+    def step(self, command: str, why: str, *, checked: bool | None = None, aside: bool = False,
+             kind: str | None = None) -> None:
         """Add a next step (a command runnable exactly as printed, and why); ``checked`` for a
         remedy: True when pm resolved the set with it applied before printing it. An ``aside`` is
         about the home rather than this operation's outcome (a configured provider not installed):
-        it comes after the steps that answer the outcome, so a refusal's remedies are read first."""
+        it comes after the steps that answer the outcome, so a refusal's remedies are read first.
+        A remedy's ``kind`` (set-aside, relax, override, allow-build) says which it is, as data."""
         if all(s["command"] != command for s in (*self.next_steps, *self.asides)):
             (self.asides if aside else self.next_steps).append(
-                {"command": command, "why": why} | ({"checked": checked} if checked is not None else {}))
+                {"command": command, "why": why} | ({"checked": checked} if checked is not None else {})
+                | ({"kind": kind} if kind else {}))
 
     def record(self, **fields: Any) -> None:
         """The operation's own top-level fields (``message``, ``installed``, ``frozen`` …), each

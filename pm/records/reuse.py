@@ -133,10 +133,12 @@ def remember(cache: Cache, key: str, resolution: Resolution, pages: dict[str, tu
     cache.put_result(key, json.dumps(stored, separators=(",", ":")).encode())
 
 
-def refusal_key(key: str, kind: str, shown_home: Path | None) -> str:
+def refusal_key(key: str, kind: str, shown_home: Path | None, *, operator_flags: bool = False) -> str:
     """Where a refusal of the inputs under ``key`` is kept: its next steps name the command and
-    ``--home`` it was asked with, so those are part of the key."""
-    return hashlib.sha256(json.dumps(["refusal", key, kind, str(shown_home)]).encode()).hexdigest()
+    ``--home`` it was asked with, so those are part of the key; and whether constraints or
+    overrides came from flags (the override step is offered only when they did not)."""
+    parts = ["refusal", key, kind, str(shown_home)] + (["operator-flags"] if operator_flags else [])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
 def remember_refusal(cache: Cache, key: str, refusal: dict[str, Any], pages: dict[str, tuple[int, str]]) -> None:
@@ -215,7 +217,8 @@ def _link_to_json(link: FileLink) -> list[Any]:
 
 
 def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
-    return {"warnings": list(resolution.warnings), "pins": [
+    return {"warnings": list(resolution.warnings), "replaced": [
+        [r.override, r.requirement, _origin(r.origin), r.package, r.locked] for r in resolution.replaced], "pins": [
         {"name": pin.name, "version": str(pin.version), "link": _link_to_json(pin.link),
          "extras": sorted(pin.extras), "required_by": [_origin(o) for o in pin.required_by],
          "parents": [[p.requirement, _origin(p.origin), p.package, p.locked] for p in pin.parents],
@@ -247,4 +250,15 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
         )
         pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"))))
-    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]))
+    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), _replaced_from_json(data.get("replaced")))
+
+
+def _replaced_from_json(data: list[Any] | None) -> tuple[Any, ...]:
+    """What the overrides replaced (:class:`pm.resolver.imposing.Replacement`, loaded only when
+    there is any: a reused resolution loads nothing of the resolver but its model)."""
+    if not data:
+        return ()
+    from pm.resolver.imposing import Replacement
+
+    return tuple(Replacement(str(override), str(requirement), Origin(*origin) if origin else None, package, bool(locked))
+                 for override, requirement, origin, package, locked in data)

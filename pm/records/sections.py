@@ -22,7 +22,8 @@ __all__ = ["conflict_steps", "conflict_to_json", "hermes", "pin_to_json", "resol
 
 
 def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
-    return {"packages": [pin_to_json(p) for p in resolution.pins]}
+    return {"packages": [pin_to_json(p) for p in resolution.pins]} | (
+        {"replaced": [r.to_json() for r in resolution.replaced]} if resolution.replaced else {})
 
 
 def pin_to_json(pin: Pin) -> dict[str, Any]:

@@ -7,8 +7,10 @@ asked for it, so a conflict can be told in plugin words without re-running anyth
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from packaging.requirements import Requirement
@@ -24,6 +26,9 @@ from pm.index.base import FileLink, Metadata
 from pm.inputs.settings import redact_url
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Union
+
+if TYPE_CHECKING:
+    from pm.resolver.imposing import Replacement
 
 #: The identifier of the pseudo-package standing for the target interpreter (Requires-Python).
 PYTHON = NormalizedName("<python>")
@@ -53,10 +58,10 @@ class Req:
     @classmethod
     def from_requirement(
         cls, requirement: Requirement, origins: frozenset[Origin], parent: Candidate | None = None,
-        *, locked: bool = False,
+        *, locked: bool = False, note: str = "",
     ) -> Req:
         extras = frozenset(canonicalize_name(e) for e in requirement.extras)
-        text = str(requirement).split(";")[0].strip()
+        text = str(requirement).split(";")[0].strip() + note
         return cls(canonicalize_name(requirement.name), requirement.specifier, extras, text, origins, parent, locked)
 
     @property
@@ -173,24 +178,42 @@ class Pin:
 class Resolution:
     pins: tuple[Pin, ...]
     warnings: tuple[str, ...] = ()
+    #: What the operator's overrides replaced: root requirements, and the Requires-Dist of pins.
+    replaced: tuple[Replacement, ...] = ()
 
     def by_name(self) -> dict[NormalizedName, Pin]:
         return {p.name: p for p in self.pins}
 
 
 def root_requirements(union: Union, target: Target) -> list[Req]:
-    """Core's lock as exact pins, then every requirement of the union whose marker applies."""
+    """Core's lock as exact pins, then every requirement of the union whose marker applies; the
+    operator's overrides in the place of those on their projects, and constraints beside them
+    (:mod:`pm.resolver.imposing`)."""
+    from pm.resolver.imposing import Imposing
+
     environment = {**target.environment, "extra": ""}
-    roots = [
-        Req.from_requirement(Requirement(f"{name}=={version}"), frozenset({Origin.core()}), locked=True)
-        for name, version in union.core.lock
-    ]
+    imposing = Imposing(union)
+    roots = []
+    for name, version in union.core.lock:
+        pin = Requirement(f"{name}=={version}")
+        overrides = imposing.overriding(pin)
+        if overrides is None:
+            roots.append(Req.from_requirement(pin, frozenset({Origin.core()}), locked=True))
+        else:
+            roots += _applying(overrides, frozenset({Origin.core()}), environment, imposing.note)
     for tagged in union.requirements:
         requirement = tagged.requirement
-        if requirement.marker is not None and not requirement.marker.evaluate(environment):
-            continue
-        roots.append(Req.from_requirement(requirement, frozenset({tagged.origin})))
+        roots += _applying(imposing.overriding(requirement) or [requirement], frozenset({tagged.origin}), environment,
+                           imposing.note)
+    if imposing.constraints:
+        roots += imposing.constrain(roots, lambda marker: marker.evaluate(environment))
     return roots
+
+
+def _applying(requirements: list[Requirement], origins: frozenset[Origin], environment: dict[str, str],
+              note: Callable[[Requirement], str]) -> list[Req]:
+    return [Req.from_requirement(r, origins, note=note(r)) for r in requirements
+            if r.marker is None or r.marker.evaluate(environment)]
 
 
 def unmet_roots(roots: list[Req], pins: tuple[Pin, ...] | list[Pin], where: str) -> list[str]:

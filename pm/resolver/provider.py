@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import NormalizedName
+from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 from resolvelib import AbstractProvider
 
@@ -28,6 +28,9 @@ from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
 
+if TYPE_CHECKING:
+    from pm.resolver.imposing import Imposing, Replacement
+
 _log = logging.getLogger("pm.resolver")
 #: How many of the best candidates of a project get their metadata prefetched: the best one; and
 #: once the resolver walks down the list (the ``n``-th candidate's dependencies asked for: those
@@ -37,6 +40,10 @@ _PREFETCH_CANDIDATES = 1
 _PREFETCH_WALKING = 16
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
+
+
+def _no_note(requirement: Requirement) -> str:
+    return ""
 
 
 class Builder(Protocol):
@@ -59,8 +66,13 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     that stated it), so a conflict can be explained beyond resolvelib's last backtrack.
     """
 
-    def __init__(self, source: Source, target: Target, policy: Policy, builder: Builder | None = None) -> None:
+    def __init__(self, source: Source, target: Target, policy: Policy, builder: Builder | None = None,
+                 *, imposing: Imposing | None = None) -> None:
         self.source = source
+        #: The operator's constraints and overrides (:mod:`.imposing`), applied in :meth:`applying`
+        #: and :meth:`get_dependencies`; what each override replaced, per candidate.
+        self.imposing = imposing
+        self.replaced: dict[tuple[NormalizedName, Version], list[Replacement]] = {}
         self.target = target
         self.policy = policy
         self.builder = builder
@@ -185,7 +197,12 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         if metadata.requires_python is not None:
             deps.append(Req(PYTHON, metadata.requires_python, frozenset(),
                             f"Python {metadata.requires_python}", origins, candidate))
-        deps += [Req.from_requirement(r, origins, candidate) for r in self.applying(metadata, candidate.extras)]
+        note = self.imposing.note if self.imposing is not None else _no_note
+        deps += [Req.from_requirement(r, origins, candidate, note=note(r))
+                 for r in self.applying(metadata, candidate.extras)]
+        if self.imposing is not None and self.imposing.constraints:
+            deps += self.imposing.constrain([d for d in deps if d.name != PYTHON],
+                                            lambda marker: self.markers.holds(marker))
         self.learning.saw(candidate, deps)
         self.source.prefetch(d.name for d in deps if d.name != PYTHON)
         self.look_ahead(d for d in deps if d.name != PYTHON)
@@ -203,14 +220,35 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             self.source.prefetch_metadata(c.link for c in ahead if c.link is not None)
 
     def applying(self, metadata: Metadata, extras: Iterable[str]) -> list[Requirement]:
-        """The Requires-Dist entries whose markers hold on the target (only the extras' own for extras)."""
+        """The Requires-Dist entries whose markers hold on the target (only the extras' own for
+        extras), the operator's overrides in the place of those on their projects."""
         found = []
         for extra in sorted(extras) or [""]:
-            for requirement in metadata.requires_dist:
+            for requirement in self._overridden(metadata):
                 if extra and requirement.marker is None:
                     continue  # the base candidate brings the unconditional ones
                 if requirement.marker is None or self.markers.holds(requirement.marker, extra):
                     found.append(requirement)
+        return found
+
+    def _overridden(self, metadata: Metadata) -> Iterable[Requirement]:
+        """``metadata``'s Requires-Dist with the overrides in place (:mod:`.imposing`); each
+        replacement remembered for the candidate."""
+        if self.imposing is None or not self.imposing.overrides:
+            return metadata.requires_dist
+        from pm.resolver.imposing import Replacement
+
+        found: list[Requirement] = []
+        for requirement in metadata.requires_dist:
+            overrides = self.imposing.overriding(requirement)
+            if overrides is None:
+                found.append(requirement)
+                continue
+            found += overrides
+            replaced = self.replaced.setdefault((metadata.name, metadata.version), [])
+            package = f"{metadata.name} {metadata.version}"
+            replaced += [r for o in self.imposing.overrides[canonicalize_name(requirement.name)]
+                         if (r := Replacement(str(o), str(requirement), package=package)) not in replaced]
         return found
 
     # -- helpers shared with the explanation ------------------------------------------------------

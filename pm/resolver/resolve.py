@@ -20,6 +20,7 @@ from pm.index.base import Source
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Union
 from pm.resolver.explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from pm.resolver.imposing import Imposing, Replacement, root_replacements
 from pm.resolver.missing import (
     MissingProjects,
     NotOffered,
@@ -135,7 +136,8 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
              max_rounds: int, builder: Builder | None) -> Resolution:
     roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
-    provider = Provider(source, target, policy, builder)
+    imposing = Imposing(union)
+    provider = Provider(source, target, policy, builder, imposing=imposing if imposing else None)
     provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
     provider.look_ahead(roots)
     tally = _Tally()
@@ -156,7 +158,18 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     resolution = _to_resolution(result)
     resolution = _with_unverified_metadata(resolution, provider)
     resolution = _with_hashes(resolution, source)
-    return replace(resolution, warnings=_missing_extras(result, provider))
+    return replace(resolution, warnings=_missing_extras(result, provider),
+                   replaced=_replaced(union, target, resolution, provider))
+
+
+def _replaced(union: Union, target: Target, resolution: Resolution, provider: Provider) -> tuple[Replacement, ...]:
+    """What the overrides replaced: among the root requirements, and in the pins' Requires-Dist."""
+    if not union.overrides:
+        return ()
+    found = root_replacements(union, target.environment)
+    for pin in resolution.pins:
+        found += provider.replaced.get((pin.name, pin.version), [])
+    return tuple(dict.fromkeys(found))
 
 
 def _with_hashes(resolution: Resolution, source: Source) -> Resolution:

@@ -55,7 +55,7 @@ def test_setting_a_partner_aside_is_suggested_only_when_it_resolves(home, capsys
     (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("enabled: []", "enabled: [new]"))
     receipt = _resolve_with(home, capsys, "old")
     disable = [s for s in receipt["next_steps"] if " disable " in s["command"]]
-    assert disable == [{"command": f"hermes plugins disable new --home {home}", "checked": True,
+    assert disable == [{"command": f"hermes plugins disable new --home {home}", "checked": True, "kind": "set-aside",
                         "why": "checked: core and every other plugin resolve without 'new' (pm never disables a "
                                "plugin for you)"}]
     assert receipt["next_steps"][1]["command"] == f"hermes pm resolve --with old --home {home}"  # then retry

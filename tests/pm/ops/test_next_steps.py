@@ -38,8 +38,18 @@ def steps_of(home: Path, *argv: str) -> list[str]:
 
 
 def run_as_printed(command: str, home: Path) -> int:
-    """Run ``command`` the way a shell would after the person pastes it."""
+    """Run ``command`` the way a shell would after the person pastes it (a leading ``NAME=value``
+    sets that variable for the command alone)."""
     argv = shlex.split(command)
+    assigned = {}
+    while argv and "=" in argv[0] and argv[0].split("=")[0].isidentifier():
+        name, _, value = argv.pop(0).partition("=")
+        assigned[name] = value
+    if assigned:
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in assigned.items():
+                patch.setenv(name, value)
+            return run_as_printed(shlex.join(argv), home)
     if argv[0] != "hermes":
         return subprocess.run(argv, capture_output=True, check=False).returncode
     before = latest(home)["started_at"] if (home / "pm/receipts/latest.json").exists() else None
