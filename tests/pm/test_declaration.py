@@ -133,8 +133,8 @@ def test_misspelt_dependency_key_is_an_error_not_a_silent_drop(tmp_path):
 
 def test_malformed_yaml(tmp_path):
     (found,) = problems(tmp_path, {"plugin.yaml": "pip_dependencies: [a\nname: x\n"})
-    assert found == (f"{tmp_path / 'plugin.yaml'}: is not valid YAML: line 2, column 5: did not find expected "
-                     "',' or ']' (while parsing a flow sequence)")
+    assert found == (f"{tmp_path / 'plugin.yaml'}: is not valid YAML: line 2, column 5, in 'pip_dependencies': did "
+                     "not find expected ',' or ']' (while parsing a flow sequence started on line 1, column 19)")
 
 
 def test_non_mapping_manifest(tmp_path):
