@@ -221,11 +221,16 @@ def select(
         home_selections.append(HomeSelection(path, name, config, members, missing))
         for verdict in judged:
             _merge(verdicts, verdict, str(path))
-    notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"
-                for v in verdicts.values() if v.enabled_but_invalid]
+    notices += [left_out_notice(v) for v in verdicts.values() if v.enabled_but_invalid]
     notices += [f"plugin {v.plugin.key!r} is enabled but sits out, so it is left out of the environment: {v.reason}"
                 for v in verdicts.values() if v.status is Status.SITS_OUT and v.homes]
     return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
+
+
+def left_out_notice(verdict: PluginStatus) -> str:
+    """The selection's notice for an enabled plugin that is invalid (what a dry run tells; an
+    operation that would build refuses instead, :mod:`pm.ops.invalid`)."""
+    return f"plugin {verdict.plugin.key!r} is enabled but invalid, so it is left out of the environment: {verdict.reason}"
 
 
 def _merge(verdicts: dict[Path, PluginStatus], verdict: PluginStatus, home_label: str) -> None:

@@ -21,6 +21,7 @@ from pm.inputs.discover import PluginSources, discover
 from pm.inputs.plugin import inspect
 from pm.inputs.selection import profile_homes, provides
 from pm.ops.install import catalog_for, swept
+from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.repin import Ask, repin_all
 from pm.ops.repin import tell as tell_repins
@@ -85,6 +86,7 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             installed += names
             refused += [problem] if problem else []
         txn.gather()
+        refuse_invalid(txn)  # before the re-pins and the rebuild: either would leave that plugin out
         txn.draft.record(installed=installed)
         keep = tuple(str(k) for k in (read_config(txn.home).pm.get("keep_removed") or []))
         txn.draft.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
