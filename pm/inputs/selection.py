@@ -314,9 +314,14 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str, *, 
         if not is_safe_key(provider):
             notices.append(f"{where}: memory.provider {provider!r} refused: it contains '..' or is an absolute path")
         elif not provides(plugins, provider, watch=watch):
-            notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
-                           "is installed (run `hermes update` to install it from the catalog)")
+            notices.append(missing_provider_notice(config.file, provider))
     return notices
+
+
+def missing_provider_notice(config_file: Path, provider: str) -> str:
+    """The selection's notice for a ``memory.provider`` nothing provides (what installs it, if
+    anything does, is the operations' to say: :func:`pm.ops.providers.provider_remedy`)."""
+    return f"{config_file}: memory.provider names {provider!r}, but no memory provider of that name is installed"
 
 
 def _listed(folder: Path) -> list[Path]:

@@ -20,6 +20,7 @@ from agent.memory_cli import main
 from agent.memory_setup import SetupError, collect_values
 from agent.testing import ROOT, set_config
 from pm.env.generations import Generation
+from pm.inputs.catalog import SHIPPED
 from pm.testing.homes import add_plugin
 
 SECRET = "s3cr3t-VALUE-42"
@@ -130,7 +131,9 @@ def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pyt
     assert main(["setup", "honcho", "--home", str(home)]) == 1
     assert capsys.readouterr().err == (
         "error: memory provider 'honcho' is not installed; known memory providers: "
-        "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; run `hermes update`\n")
+        "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
+        f"the catalog ({SHIPPED}) has no entry 'honcho', so `hermes update` cannot install it; install it from its "
+        "source (`hermes plugins install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)\n")
 
 
 def test_collect_values_asks_for_what_was_not_given() -> None:

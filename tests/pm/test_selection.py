@@ -96,7 +96,7 @@ def test_missing_memory_provider_is_a_notice_not_silence(tmp_path):
     selection = run_select(home)
     assert selection.notices == (
         f"{home / 'config.yaml'}: memory.provider names 'honcho', but no memory provider of that name is "
-        "installed (run `hermes update` to install it from the catalog)",
+        "installed",  # what installs it is the operations' to say (pm.ops.providers)
     )
     assert [h.missing_provider for h in selection.homes] == ["honcho"]
 
