@@ -43,10 +43,10 @@ def provider_remedy(home: Path, provider: str, *, configured: bool = True, shown
         catalog = catalog_for(home, fetch=False, watch=watch)
         entry = catalog.find(provider)
     except PmError as exc:  # removed from the catalog, or a catalog that cannot be read
-        return Remedy(None, f"the catalog cannot install it ({exc}); {_otherwise(shown_home)}")
+        return Remedy(None, f"the catalog cannot install it ({exc}): {_otherwise(shown_home)}")
     if entry is None:
         return Remedy(None, f"the catalog ({catalog.file}) has no entry {provider!r}, so `hermes update` cannot "
-                            f"install it; {_otherwise(shown_home)}")
+                            f"install it: {_otherwise(shown_home)}")
     if configured:
         return Remedy(hermes("update", home=shown_home), "install it from the catalog")
     return Remedy(hermes("plugins", "install", provider, home=shown_home), "install it from the catalog")

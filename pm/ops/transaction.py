@@ -122,7 +122,7 @@ def start(draft: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft
         if home.missing_provider is None:
             continue
         remedy = _provider_remedy(inputs, home.missing_provider, shown_home)
-        told[missing_provider_notice(home.config.file, home.missing_provider)] = f" ({remedy.said()})"
+        told[missing_provider_notice(home.config.file, home.missing_provider)] = f"; {remedy.said()}"
         if remedy.command is not None and draft.kind != "update":
             draft.step(remedy.command, f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
                                        "this installs it from the catalog (the agent runs without its memory until then)",

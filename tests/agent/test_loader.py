@@ -52,7 +52,7 @@ def test_unknown_provider_names_what_exists(new_home: Callable[..., Path]) -> No
     assert str(caught.value) == (
         f"memory provider 'mem0' is not installed (named by memory.provider in {home}/config.yaml); "
         "known memory providers: 'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
-        f"the catalog ({SHIPPED}) has no entry 'mem0', so `hermes update` cannot install it; install it from its source "
+        f"the catalog ({SHIPPED}) has no entry 'mem0', so `hermes update` cannot install it: install it from its source "
         "(`hermes plugins install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)")
 
 

@@ -135,7 +135,7 @@ def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pyt
     assert capsys.readouterr().err == (
         "error: memory provider 'honcho' is not installed; known memory providers: "
         "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
-        f"the catalog ({SHIPPED}) has no entry 'honcho', so `hermes update` cannot install it; install it from its "
+        f"the catalog ({SHIPPED}) has no entry 'honcho', so `hermes update` cannot install it: install it from its "
         "source (`hermes plugins install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)\n")
 
 

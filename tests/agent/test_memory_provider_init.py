@@ -61,5 +61,5 @@ def test_start_up_runs_the_lazy_install_hook(new_home: Callable[..., Path]) -> N
         AgentSession(home, "s1", say=told.append).start()
     assert told == [f"WARNING: memory provider 'honcho-lite' (configured in {home / 'config.yaml'}) is "
                     f"not installed; the agent will run WITHOUT its memory. The catalog ({SHIPPED}) has no entry "
-                    "'honcho-lite', so `hermes update` cannot install it; install it from its source (`hermes plugins "
+                    "'honcho-lite', so `hermes update` cannot install it: install it from its source (`hermes plugins "
                     "install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)"]

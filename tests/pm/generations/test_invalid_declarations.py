@@ -12,6 +12,7 @@ import pytest
 
 from agent.cli import main as hermes
 from pm.env import generations
+from pm.ops.invalid import InvalidDeclarations
 from pm.testing import add_plugin
 
 from .helpers import latest, pm
@@ -38,7 +39,7 @@ def test_sync_refuses_while_an_enabled_plugin_cannot_be_read_and_keeps_the_gener
     problem = (f"{manifest}: is not valid YAML: line 3, column 2, in 'pip_dependencies': did not find expected key "
                "(while parsing a block mapping started on line 1, column 1)")
     assert receipt["failure"] == {
-        "kind": "invalid-declaration", "url": None, "plugins": ["search"], "problems": [problem],
+        "kind": InvalidDeclarations.kind, "url": None, "plugins": ["search"], "problems": [problem],
         "message": "an enabled plugin's declaration cannot be read, so nothing was built (the environment would "
                    f"lose what it declares): plugin 'search': {problem}; fix it or disable it, or pass "
                    "--skip-invalid to leave it out"}

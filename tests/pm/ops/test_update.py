@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.cli import main
 from pm.env import generations
 from pm.ops import Notices
+from pm.ops.providers import provider_remedy
 from pm.ops.update import lazy_install
 from pm.testing.receipts import assert_valid_receipt
 
@@ -229,10 +230,10 @@ def test_the_update_hint_is_given_only_for_a_provider_the_catalog_has(env, provi
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert [s["command"] for s in receipt["next_steps"]] == []
     assert receipt["warnings"] == [
-        f"{home / 'config.yaml'}: memory.provider names 'mem0', but no memory provider of that name is installed "
-        f"(the catalog ({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it; install it "
+        f"{home / 'config.yaml'}: memory.provider names 'mem0', but no memory provider of that name is installed; "
+        f"the catalog ({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it: install it "
         f"from its source (`hermes plugins install SOURCE --home {home}`) or choose an installed provider "
-        f"(`hermes memory setup NAME --home {home}`))"]
+        f"(`hermes memory setup NAME --home {home}`)"]
     assert "`hermes update` cannot install it" in capsys.readouterr().err
     state = generations.read_state(home)
 
@@ -242,7 +243,7 @@ def test_the_update_hint_is_given_only_for_a_provider_the_catalog_has(env, provi
     assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("update", "failed", "missing-provider")
     assert receipt["failure"]["message"] == (
         f"memory provider 'mem0' (memory.provider in {home / 'config.yaml'}) is still not installed: the catalog "
-        f"({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it; install it from its "
+        f"({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it: install it from its "
         f"source (`hermes plugins install SOURCE --home {home}`) or choose an installed provider (`hermes memory "
         f"setup NAME --home {home}`); nothing was rebuilt (the agent runs without its memory until then)")
     assert [s["command"] for s in receipt["next_steps"]] == [f"hermes plugins install SOURCE --home {home}",
@@ -255,4 +256,5 @@ def test_the_update_hint_is_given_only_for_a_provider_the_catalog_has(env, provi
     assert main(["pm", "sync", "--home", str(home)]) == 0  # the catalog has this one: the hint is update
     receipt = json.loads((home / "pm/receipts/latest.json").read_text())
     assert [s["command"] for s in receipt["next_steps"]] == [f"hermes update --home {home}"]
-    assert receipt["warnings"][0].endswith(f"(run `hermes update --home {home}` to install it from the catalog)")
+    assert provider_remedy(home, "honcho", configured=False).command == "hermes plugins install honcho"  # asked by name
+    assert receipt["warnings"][0].endswith(f"is installed; run `hermes update --home {home}` to install it from the catalog")
