@@ -68,20 +68,39 @@ class SyntaxProblem(yaml.YAMLError):
 def load(text: str) -> Any:
     """The data of one YAML document, within pm's bounds; raises :data:`Error` (a
     :class:`LimitError` for the bounds, a :class:`SyntaxProblem` for text that is not YAML)."""
+    return load_located(text)[0]
+
+
+def load_located(text: str) -> tuple[Any, dict[str, int]]:
+    """:func:`load`, and the line (1-based) of each top-level key and of each item of a top-level
+    sequence (``pip_dependencies``, ``pip_dependencies[1]``): where a problem with a key is."""
     text = text.removeprefix(BOM)
     loader = LOADER(text)
     try:
         node = loader.get_single_node()
         if node is None:
-            return None
+            return None, {}
         check(node)
-        return loader.construct_document(node)
+        return loader.construct_document(node), _key_lines(node)
     except yaml.MarkedYAMLError as exc:
         if isinstance(exc, LimitError) or exc.problem_mark is None:
             raise
         raise located(exc, text) from None
     finally:
         loader.dispose()
+
+
+def _key_lines(root: Node) -> dict[str, int]:
+    lines: dict[str, int] = {}
+    if not isinstance(root, MappingNode):
+        return lines
+    for key, value in root.value:
+        if isinstance(key, ScalarNode):
+            lines.setdefault(key.value, key.start_mark.line + 1)
+            if isinstance(value, SequenceNode):
+                for i, item in enumerate(value.value):
+                    lines.setdefault(f"{key.value}[{i}]", item.start_mark.line + 1)
+    return lines
 
 
 def located(exc: yaml.MarkedYAMLError, text: str) -> SyntaxProblem:

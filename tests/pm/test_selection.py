@@ -59,7 +59,7 @@ plugins:
     plugin(plugins / "tools", "category-leaf", "pip_dependencies: [b]\n")
     got = statuses(run_select(home))
     assert got == {
-        "broken": ("invalid", f"{plugins / 'broken/plugin.yaml'}: manifest_version: 7 is not supported (this pm reads versions 1 to 2)"),
+        "broken": ("invalid", f"{plugins / 'broken/plugin.yaml'}:1: manifest_version: 7 is not supported (this pm reads versions 1 to 2)"),
         "external": ("external", "python_runtime: external (brings its own interpreter)"),
         "idle": ("not-enabled", "not in plugins.enabled"),
         "member": ("member", "in plugins.enabled"),

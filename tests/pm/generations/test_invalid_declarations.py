@@ -91,9 +91,9 @@ def test_a_broken_plugin_that_is_not_enabled_fails_nothing(home: Path, capsys) -
 
 @pytest.mark.parametrize(("files", "named"), [
     ({"plugin.yaml": "pip_dependencies: ['gamma[fast]==1.0', 'delta=>1']\n"},
-     "plugin.yaml: pip_dependencies[1]: 'delta=>1' is not a valid PEP 508 requirement"),
+     "plugin.yaml:1: pip_dependencies[1]: 'delta=>1' is not a valid PEP 508 requirement"),
     ({"plugin.yaml": "pip_dependencies: {gamma: '==1.0'}\n"},
-     "plugin.yaml: pip_dependencies: must be a list of requirement strings, got dict {'gamma': '==1.0'}"),
+     "plugin.yaml:1: pip_dependencies: must be a list of requirement strings, got dict {'gamma': '==1.0'}"),
     ({"plugin.yaml": "pip_dependencies: [gamma]\n", "pyproject.toml": "[project]\nname = 'search'\ndependencies = [\n"},
      "pyproject.toml: is not valid TOML: "),
     ({"plugin.yaml": "pip_dependencies: [gamma]\n", "pyproject.toml": "[project]\nname = 'search'\ndependencies = 'gamma'\n"},
