@@ -77,7 +77,8 @@ def refuse_invalid(txn: Transaction, inputs: Inputs | None = None, *, spared: Co
     retry = _RETRY.get(draft.kind, ("pm", "sync"))
     candidate = (draft.candidate,) if draft.kind in ("admit", "disable") and draft.candidate else ()
     draft.step(hermes(*retry, *candidate, "--skip-invalid", home=home),
-               "go on without " + ", ".join(repr(s.plugin.key) for s in found) + " (its packages leave the environment)")
+               "go on without " + ", ".join(repr(s.plugin.key) for s in found)
+               + (" (its packages leave the environment)" if len(found) == 1 else " (their packages leave the environment)"))
     raise InvalidDeclarations(tuple((s.plugin.key, s.plugin.problems or (s.reason,)) for s in found))
 
 

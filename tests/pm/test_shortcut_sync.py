@@ -192,7 +192,7 @@ from pm.ops.options import Options
 from pm.inputs.settings import Flags
 command, home, index, core, lock = sys.argv[1:6]
 flags = Flags(index_url=index, core=core, core_lock=lock)
-if command in ("sync", "sync-skip-invalid"):
+if command in ("sync", "sync-skip-invalid", "sync-missing-provider"):
     from pm.ops.sync import sync as run
 elif command == "sync-from":
     from pm.ops.sync import sync_from
@@ -206,12 +206,20 @@ print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed"
 '''
 
 
-@pytest.mark.parametrize("command", ["sync", "check", "sync-from", "sync-skip-invalid"])
+@pytest.mark.parametrize("command", ["sync", "check", "sync-from", "sync-skip-invalid", "sync-missing-provider"])
 def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Home, command: str) -> None:
     """The guard of the idea for sync, check and ``sync --from FILE``: whatever they open or list
     under the home (generations included) but their own receipts and lock, and FILE, a Watch has
     noted. ``sync-skip-invalid``: the no-op of ``sync --skip-invalid`` with an enabled plugin that
-    cannot be read (its manifest is an input of the answer too)."""
+    cannot be read (its manifest is an input of the answer too). ``sync-missing-provider``: a
+    memory.provider nothing provides, whose hint reads the home's catalog."""
+    if command == "sync-missing-provider":
+        config = home.home / "config.yaml"
+        config.write_text(config.read_text() + "memory:\n  provider: ghost\n")
+        (home.home / "catalog.json").write_text(json.dumps({"entries": [], "removed": []}))
+        config.write_text(config.read_text().replace("plugins:", "pm:\n  catalog: catalog.json\nplugins:", 1))
+        home.run("sync")
+        assert any("has no entry 'ghost'" in w for w in home.latest()["warnings"])
     if command == "sync-skip-invalid":
         _break_maps(home)
         home.run("sync", "--skip-invalid")
