@@ -49,12 +49,13 @@ class MemoryPluginError(Exception):
 class ProviderNotFound(MemoryPluginError):
     """No source provides a memory provider of that name; ``known`` lists the names that exist."""
 
-    def __init__(self, plugin: str, known: Sequence[str], *, where: Path | None = None) -> None:
+    def __init__(self, plugin: str, known: Sequence[str], *, where: Path | None = None,
+                 command: str | None = "hermes update", otherwise: str = "") -> None:
         self.known = tuple(known)
         names = ", ".join(repr(n) for n in self.known) or "none"
         origin = f" (named by memory.provider in {where})" if where else ""
-        super().__init__(plugin, f"is not installed{origin}; known memory providers: {names}",
-                         "hermes update")
+        instead = f"; {otherwise}" if otherwise and command is None else ""
+        super().__init__(plugin, f"is not installed{origin}; known memory providers: {names}{instead}", command)
 
 
 class ProviderInvalid(MemoryPluginError):

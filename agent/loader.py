@@ -107,8 +107,14 @@ def resolve_provider(home: Path, name: str | None = None, *, env: Mapping[str, s
         return None
     info = find_memory_provider(Path(home), wanted, env=env, cwd=cwd)
     if info is None:
+        from pm.inputs.settings import environment_home
+        from pm.ops.providers import provider_remedy
+
         known = sorted({i.name for i in discover_memory_providers(Path(home), env=env, cwd=cwd)})
-        raise ProviderNotFound(wanted, known, where=None if name else config.file)
+        # what installs it: `hermes update` only when the catalog has it (and memory.provider names it)
+        remedy = provider_remedy(environment_home(Path(home)), wanted, configured=not name or name == config.memory_provider)
+        raise ProviderNotFound(wanted, known, where=None if name else config.file, command=remedy.command,
+                               otherwise=remedy.why)
     return info
 
 

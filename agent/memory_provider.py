@@ -146,6 +146,13 @@ class MemoryProvider(ABC):
         the key for an invalid value. Default: nothing (an environment-variable-only provider).
         """
 
+    def load_config(self, hermes_home: str | Path) -> dict[str, Any]:
+        """The non-secret settings :meth:`save_config` stored for the profile at ``hermes_home``,
+        by their keys: what ``hermes memory setup`` offers as the defaults when it runs again (a
+        person pressing Enter keeps them). Reads only; MUST NOT raise for a missing or unreadable
+        file (return what can be read). Default ``{}``: setup offers the schema's defaults."""
+        return {}
+
     # -- optional hooks (no-op defaults) --------------------------------------------------------
 
     def system_prompt_block(self) -> str:

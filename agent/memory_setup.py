@@ -279,13 +279,51 @@ def settings_schema(home: Path, name: str) -> list[Field]:
     return schema
 
 
+def _saved(provider: Any, home: Path) -> dict[str, Any]:
+    """What the provider's ``load_config`` says it saved for ``home`` ({} when it has none, or it
+    fails: setup then offers the schema's defaults, and can still repair a broken settings file)."""
+    load = getattr(provider, "load_config", None)
+    if load is None:
+        return {}
+    try:
+        with use_home(home):
+            found = load(str(home))
+    except Exception:  # noqa: BLE001 - a provider's own read; setup goes on from the schema
+        return {}
+    return dict(found) if isinstance(found, Mapping) else {}
+
+
+def with_saved(schema: list[Field], saved: Mapping[str, Any]) -> list[Field]:
+    """``schema`` with each non-secret field's ``default`` replaced by its ``saved`` value, when
+    that value still fits the field (its type and choices): re-running setup offers what was
+    saved, and a person pressing Enter (or a script giving no ``--set``) keeps it."""
+    kept = []
+    for field in schema:
+        key = field.get("key") if isinstance(field, dict) else None
+        value = saved.get(key) if isinstance(key, str) else None
+        if value is not None and not field.get("secret") and _fits(field, value):
+            field = {**field, "default": value}
+        kept.append(field)
+    return kept
+
+
+def _fits(field: Field, value: Any) -> bool:
+    kind = field.get("type", "text")
+    typed = {"integer": isinstance(value, int) and not isinstance(value, bool),
+             "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+             "boolean": isinstance(value, bool)}.get(kind, isinstance(value, str))
+    choices = field.get("choices")
+    return typed and (not choices or value in choices)
+
+
 def run_setup(home: Path, name: str, presets: Mapping[str, str], ask: Asker | None) -> SetupResult:
     """Load a fresh ``name`` (ready per :func:`prepare_provider`), collect and validate every
-    value, then write secrets to ``<home>/.env`` and the rest through ``save_config``."""
+    value (the provider's saved settings are the defaults, :func:`with_saved`), then write
+    secrets to ``<home>/.env`` and the rest through ``save_config``."""
     loaded = load_memory_provider(home, name=name)
     assert loaded is not None
     provider = loaded.provider
-    schema = _schema_of(loaded.info, provider, home)
+    schema = with_saved(_schema_of(loaded.info, provider, home), _saved(provider, home))
     env = read_env(home)
     stored = [str(f["env_var"]) for f in schema if f.get("secret") and f.get("env_var") in env]
     values = collect_values(schema, presets, ask, name, stored_secrets=stored)

@@ -13,7 +13,15 @@ from typing import Any
 from pm.base.errors import EXIT_CONFLICT, EXIT_OK
 from pm.base.names import printable
 from pm.cli._changes import tell_changes
-from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of, options_from
+from pm.cli._common import (
+    add_common,
+    add_lock_option,
+    add_resolution_options,
+    add_skip_invalid,
+    flags_from,
+    home_of,
+    options_from,
+)
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, table, tell_failed, tell_receipt
 from pm.cli.resolve import tell_resolved
 from pm.cli.sync import report
@@ -43,6 +51,8 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         add_lock_option(parser)
         if needs_name:
             parser.add_argument("name", metavar="SOURCE" if name == "install" else "NAME")
+        if name in ("enable", "disable", "install"):
+            add_skip_invalid(parser)
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
@@ -54,6 +64,7 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
     add_common(update)
     add_resolution_options(update)
     add_lock_option(update)
+    add_skip_invalid(update)
 
 
 def run(args: argparse.Namespace) -> int:

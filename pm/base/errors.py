@@ -57,9 +57,10 @@ class Problem:
     file: Path
     key: str | None
     message: str
+    line: int | None = None  # where the key is, when the file's reader knows (YAML does)
 
     def __str__(self) -> str:
-        where = f"{self.file}" + (f": {self.key}" if self.key else "")
+        where = f"{self.file}" + (f":{self.line}" if self.line else "") + (f": {self.key}" if self.key else "")
         return f"{where}: {self.message}"
 
 

@@ -68,6 +68,13 @@ def add_lock_option(parser: argparse.ArgumentParser) -> None:
                              f"(config pm.lock_timeout; default {LOCK_TIMEOUT:g})")
 
 
+def add_skip_invalid(parser: argparse.ArgumentParser) -> None:
+    """``--skip-invalid`` for every command that builds for the selection (pm.ops.invalid)."""
+    parser.add_argument("--skip-invalid", action="store_true",
+                        help="leave out an enabled plugin whose declaration cannot be read (a warning says so) "
+                             "instead of failing; its packages leave the environment")
+
+
 def flags_from(args: argparse.Namespace) -> Flags:
     return Flags(
         home=args.home,
@@ -124,4 +131,4 @@ def shown_home(args: argparse.Namespace) -> Path | None:
 def options_from(args: argparse.Namespace, *, watch: Watch = UNWATCHED) -> Options:
     """The operation's Options from the parsed command line; what it reads noted in ``watch``."""
     return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
-                   shown_home=shown_home(args), watch=watch)
+                   shown_home=shown_home(args), watch=watch, skip_invalid=getattr(args, "skip_invalid", False))

@@ -14,7 +14,7 @@ import sys
 from pm.base.errors import EXIT_OK
 from pm.base.watch import Watch
 from pm.cli._changes import tell_changes
-from pm.cli._common import add_lock_option, home_of, options_from
+from pm.cli._common import add_lock_option, add_skip_invalid, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from pm.cli._summaries import synced
 from pm.cli.resolve import tell_resolved
@@ -25,6 +25,7 @@ from pm.records.receipt import Receipt
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_lock_option(parser)
+    add_skip_invalid(parser)
     parser.add_argument("--from", dest="from_file", metavar="FILE",
                         help="build exactly the files of FILE (a receipt, generation.json or pylock.toml); "
                              "no resolution")
@@ -76,5 +77,7 @@ def tell_synced(receipt: Receipt) -> None:
     elif receipt.failure is not None and "message" in receipt.extra:
         tell_failure(receipt)
         say(receipt.extra["message"])
+        if receipt.failure["kind"] == "invalid-declaration":  # fix or disable it, or go on without it
+            tell_steps(receipt.next_steps)
     else:
         tell_resolved(receipt)

@@ -9,6 +9,7 @@ sidecar-only (:func:`read_declaration` returns None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,14 +121,15 @@ def _from_manifest(manifest: Manifest) -> Declaration:
     entries = [(f"pip_dependencies[{i}]", t) for i, t in enumerate(manifest.pip_dependencies)]
     entries += [(f"python_dependencies[{i}]", t) for i, t in enumerate(manifest.python_dependencies)]
     problems: list[Problem] = []
-    requirements, excluded = _parse_requirements(manifest.file, entries, problems)
+    requirements, excluded = _parse_requirements(manifest.file, entries, problems, manifest.line_of)
     if problems:
         raise InputError(problems)
     return Declaration(manifest.file, "manifest", manifest.sha256, requirements, excluded)
 
 
 def _parse_requirements(
-    path: Path, entries: list[tuple[str, str]], problems: list[Problem]
+    path: Path, entries: list[tuple[str, str]], problems: list[Problem],
+    line_of: Callable[[str], int | None] = lambda key: None,
 ) -> tuple[tuple[Requirement, ...], tuple[Excluded, ...]]:
     kept: dict[str, Requirement] = {}
     excluded: list[Excluded] = []
@@ -136,7 +138,7 @@ def _parse_requirements(
             requirement = Requirement(text)
         except InvalidRequirement as exc:
             problems.append(Problem(path, key, f"{quote(text)} is not a valid PEP 508 requirement: "
-                                    f"{quote(str(exc).splitlines()[0])[1:-1]}"))
+                                    f"{quote(str(exc).splitlines()[0])[1:-1]}", line_of(key)))
             continue
         if requirement.url:
             excluded.append(Excluded(text, "direct URL requirements are not installed by pm; "

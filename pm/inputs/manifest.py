@@ -53,6 +53,11 @@ class Manifest:
     python_runtime: str = "host"
     requires_hermes: SpecifierSet | None = None
     warnings: tuple[str, ...] = ()
+    key_lines: tuple[tuple[str, int], ...] = ()  # (key, line) of the YAML form: where each key is
+
+    def line_of(self, key: str) -> int | None:
+        """The line (1-based) of ``key`` (``pip_dependencies[1]`` for a list's item) in the file."""
+        return dict(self.key_lines).get(key)
 
     @property
     def external(self) -> bool:
@@ -79,12 +84,12 @@ def read_manifest(root: Path, *, watch: Watch = UNWATCHED) -> Manifest:
 
 
 def parse_manifest(source: TextFile) -> Manifest:
-    data = _load(source)
+    data, lines = _load(source)
     problems: list[Problem] = []
     path = source.path
 
     def problem(key: str | None, message: str) -> None:
-        problems.append(Problem(path, key, message))
+        problems.append(Problem(path, key, message, lines.get(key) if key else None))
 
     version = data.get("manifest_version", 1)
     if isinstance(version, bool) or not isinstance(version, int):
@@ -110,7 +115,7 @@ def parse_manifest(source: TextFile) -> Manifest:
     if kind is not None and not isinstance(kind, str):
         problem("kind", f"must be a string, got {quote(kind)}")
         kind = None
-    misspelt, unknown = _unknown_keys(path, data)
+    misspelt, unknown = _unknown_keys(path, data, lines)
     problems.extend(misspelt)
     if problems:
         raise InputError(problems)
@@ -126,25 +131,28 @@ def parse_manifest(source: TextFile) -> Manifest:
         python_runtime=runtime,
         requires_hermes=requires_hermes,
         warnings=tuple(unknown),
+        key_lines=tuple(lines.items()),
     )
 
 
-def _load(source: TextFile) -> dict[str, Any]:
+def _load(source: TextFile) -> tuple[dict[str, Any], dict[str, int]]:
+    """The manifest's mapping, and the line of each key (YAML; none for JSON)."""
+    lines: dict[str, int] = {}
     try:
         if source.path.suffix == ".json":
             data = json.loads(source.text)
         else:
-            data = _yaml.load(source.text)
+            data, lines = _yaml.load_located(source.text)
     except RecursionError:  # the json module recurses once per level of nesting
         raise InputError.one(source.path, None, "is not valid JSON: it nests too deeply") from None
     except (_yaml.Error, ValueError) as exc:
         detail = _yaml.describe(exc) if isinstance(exc, _yaml.Error) else str(exc).replace("\n", " ")
         raise InputError.one(source.path, None, f"is not valid {source.path.suffix[1:].upper()}: {detail}") from exc
     if data is None:
-        return {}
+        return {}, {}
     if not isinstance(data, dict):
         raise InputError.one(source.path, None, f"must be a mapping at the top level, got {type(data).__name__}")
-    return data
+    return data, lines
 
 
 def _string_list(data: dict[str, Any], key: str, problem: Any) -> tuple[str, ...]:
@@ -183,14 +191,14 @@ def _near_miss(key: object) -> str | None:
     return close[0] if close else None
 
 
-def _unknown_keys(path: Path, data: dict[str, Any]) -> tuple[list[Problem], list[str]]:
+def _unknown_keys(path: Path, data: dict[str, Any], lines: dict[str, int]) -> tuple[list[Problem], list[str]]:
     """Near-misses of known keys, looked up once: of a key pm acts on an error (a typo must not
     silently drop requirements), of any other known key a warning."""
     problems, warnings = [], []
     for key in data:
         close = _near_miss(key)
         if close in PM_KEYS:
-            problems.append(Problem(path, key, f"unknown key; did you mean {quote(close)}?"))
+            problems.append(Problem(path, key, f"unknown key; did you mean {quote(close)}?", lines.get(key)))
         elif close is not None:
             warnings.append(f"{path}: unknown key {quote(key)}; did you mean {quote(close)}?")
     return problems, warnings

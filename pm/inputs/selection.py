@@ -221,11 +221,16 @@ def select(
         home_selections.append(HomeSelection(path, name, config, members, missing))
         for verdict in judged:
             _merge(verdicts, verdict, str(path))
-    notices += [f"plugin {v.plugin.key!r} is enabled but invalid, so it is left out of the environment: {v.reason}"
-                for v in verdicts.values() if v.enabled_but_invalid]
+    notices += [left_out_notice(v) for v in verdicts.values() if v.enabled_but_invalid]
     notices += [f"plugin {v.plugin.key!r} is enabled but sits out, so it is left out of the environment: {v.reason}"
                 for v in verdicts.values() if v.status is Status.SITS_OUT and v.homes]
     return Selection(tuple(home_selections), tuple(verdicts.values()), tuple(notices))
+
+
+def left_out_notice(verdict: PluginStatus) -> str:
+    """The selection's notice for an enabled plugin that is invalid (what a dry run tells; an
+    operation that would build refuses instead, :mod:`pm.ops.invalid`)."""
+    return f"plugin {verdict.plugin.key!r} is enabled but invalid, so it is left out of the environment: {verdict.reason}"
 
 
 def _merge(verdicts: dict[Path, PluginStatus], verdict: PluginStatus, home_label: str) -> None:
@@ -309,9 +314,14 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str, *, 
         if not is_safe_key(provider):
             notices.append(f"{where}: memory.provider {provider!r} refused: it contains '..' or is an absolute path")
         elif not provides(plugins, provider, watch=watch):
-            notices.append(f"{where}: memory.provider names {provider!r}, but no memory provider of that name "
-                           "is installed (run `hermes update` to install it from the catalog)")
+            notices.append(missing_provider_notice(config.file, provider))
     return notices
+
+
+def missing_provider_notice(config_file: Path, provider: str) -> str:
+    """The selection's notice for a ``memory.provider`` nothing provides (what installs it, if
+    anything does, is the operations' to say: :func:`pm.ops.providers.provider_remedy`)."""
+    return f"{config_file}: memory.provider names {provider!r}, but no memory provider of that name is installed"
 
 
 def _listed(folder: Path) -> list[Path]:

@@ -22,6 +22,7 @@ from pm.inputs.config_edit import change_list, set_value
 from pm.inputs.selection import candidate_home
 from pm.inputs.settings import environment_home
 from pm.ops.config_file import config_bytes, edit_config, write_config
+from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import check_candidate, resolve_in, unknown_plugin
 from pm.ops.sync import obtain, select_generation, sync_in
@@ -57,6 +58,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
         from pm.ops.failures import NotAdmissible
 
         raise NotAdmissible(name, found.status, found.reason)
+    refuse_invalid(txn, inputs)  # another enabled plugin that cannot be read would leave the environment
     new_text = _enabled_text(before.decode(), found.plugin.key, owner)
     resolution = resolve_in(txn, name)
     if resolution is None:
@@ -99,6 +101,7 @@ def _disable(txn: Transaction, name: str) -> None:
     if found is None:
         raise unknown_plugin(inputs, name)
     names = {found.plugin.key, found.plugin.root.leaf, name}
+    refuse_invalid(txn, inputs, spared=names)  # before config.yaml is edited: the rebuild would drop another
     memory_homes = [h.home for h in inputs.selection.homes if h.config.memory_provider in names]
     edited = [str(h.home) for h in inputs.selection.homes if _disable_in(h.home, names)]
     txn.gather()

@@ -113,6 +113,8 @@ def failure_of(exc: PmError) -> Failure:
         section["differences"] = exc.changes or []
     if isinstance(exc, UnmetRequirements):
         section["unmet"] = list(exc.unmet)
+    if kind == "invalid-declaration":  # the enabled plugins that cannot be read (pm.ops.invalid)
+        section["plugins"] = [name for name, _ in getattr(exc, "plugins", ())]
     if kind == "missing-project":  # the projects, who requires them, where pm searched
         from pm.records.sections import missing_to_json
         from pm.resolver import MissingProjects

@@ -19,12 +19,15 @@ class Options:
     :data:`~pm.base.lock.LOCK_TIMEOUT`), and the ``--home`` to repeat in next steps (``shown_home``;
     None when the person did not give one, so printed commands act on the default home), and the
     ``watch`` every file, folder and program the operation reads is noted in (the evidence a
-    shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing)."""
+    shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing).
+    ``skip_invalid`` (``--skip-invalid``): an enabled plugin whose declaration cannot be read is
+    left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`)."""
 
     flags: Flags = field(default_factory=Flags)
     lock_timeout: float | None = None
     shown_home: Path | None = None
     watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
+    skip_invalid: bool = False
 
 
 class Reporter(Protocol):

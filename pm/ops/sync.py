@@ -25,6 +25,7 @@ from pm.base.errors import EXIT_OK, PmError, UsageError
 from pm.base.uv import Uv
 from pm.env import generations
 from pm.inputs.collect import Inputs
+from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import resolve_in
 from pm.ops.transaction import Result, Transaction, cache_dir, transaction
@@ -55,6 +56,7 @@ def sync(home: Path, options: Options | None = None, reporter: Reporter = SILENT
 def sync_in(txn: Transaction) -> None:
     """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt."""
     _refuse_foreign(txn.gathered)  # before any resolve: nothing would come of it
+    refuse_invalid(txn)  # before the no-op too: a generation built without the plugin is no answer
     obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
     if obtained is not None:
         select_generation(txn, obtained)

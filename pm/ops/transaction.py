@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pm.base.commands import hermes
 from pm.base.errors import InputError, PmError
 from pm.base.lock import LOCK_TIMEOUT, checked_timeout, home_lock
 from pm.base.names import check_name
@@ -34,6 +33,7 @@ from pm.records.receipt import Draft, Receipt
 
 if TYPE_CHECKING:
     from pm.index.multi import MultiSource
+    from pm.ops.providers import Remedy
     from pm.resolver import Policy, Resolution
 
 
@@ -111,16 +111,31 @@ class Result:
 def start(draft: Draft, inputs: Inputs, shown_home: Path | None = None) -> Draft:
     """Fill the draft's target, inputs and the selection's notices from ``inputs``; a configured
     memory provider that is not installed is also a next step (``hermes update``, with
-    ``shown_home``)."""
+    ``shown_home``) when the catalog has it, and its notice says what installs it
+    (:func:`pm.ops.providers.provider_remedy`)."""
+    from pm.inputs.selection import missing_provider_notice
+
     draft.target = inputs.target.to_receipt()
     draft.inputs = inputs.to_receipt()
-    draft.warnings[:] = [*inputs.settings.warnings, *inputs.selection.notices, *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
+    told: dict[str, str] = {}
     for home in inputs.selection.homes:
-        if home.missing_provider is not None and draft.kind != "update":
-            draft.step(hermes("update", home=shown_home), f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
-                                          "this installs it from the catalog (the agent runs without its memory until then)",
+        if home.missing_provider is None:
+            continue
+        remedy = _provider_remedy(inputs, home.missing_provider, shown_home)
+        told[missing_provider_notice(home.config.file, home.missing_provider)] = f"; {remedy.said()}"
+        if remedy.command is not None and draft.kind != "update":
+            draft.step(remedy.command, f"memory.provider {home.missing_provider!r} of {home.home} is not installed; "
+                                       "this installs it from the catalog (the agent runs without its memory until then)",
                        aside=True)
+    draft.warnings[:] = [*inputs.settings.warnings, *(n + told.get(n, "") for n in inputs.selection.notices),
+                         *(w for s in inputs.selection.plugins for w in s.plugin.warnings)]
     return draft
+
+
+def _provider_remedy(inputs: Inputs, provider: str, shown_home: Path | None) -> Remedy:
+    from pm.ops.providers import provider_remedy
+
+    return provider_remedy(inputs.home, provider, shown_home=shown_home, watch=inputs.watch)
 
 
 def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], options: Options | None = None,

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from pm.base.commands import hermes
+from pm.base.errors import PmError
 from pm.base.names import BUILTIN_PROVIDER
 from pm.env.plugin_install import Installed, InstallError, removed_installed
 from pm.env.plugin_install import install as install_files
@@ -21,6 +23,7 @@ from pm.inputs.discover import PluginSources, discover
 from pm.inputs.plugin import inspect
 from pm.inputs.selection import profile_homes, provides
 from pm.ops.install import catalog_for, swept
+from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.repin import Ask, repin_all
 from pm.ops.repin import tell as tell_repins
@@ -35,6 +38,20 @@ class ProvidersNotInstalled(InstallError):
     def __init__(self, refusals: list[str]) -> None:
         self.refusals = tuple(refusals)
         super().__init__("; ".join(refusals))
+
+
+class ProvidersMissing(PmError):
+    """Configured memory providers that nothing provides after the update's installs: the catalog
+    has no entry of that name (or what it installed provides another). ``missing`` holds (config
+    file, provider, what to do instead); the update stops before its sync, exit 1."""
+
+    kind = "missing-provider"
+
+    def __init__(self, missing: list[tuple[Path, str, str]]) -> None:
+        self.missing = tuple(missing)
+        told = "; ".join(f"memory provider {provider!r} (memory.provider in {config}) is still not installed: {what}"
+                         for config, provider, what in missing)
+        super().__init__(f"{told}; nothing was rebuilt (the agent runs without its memory until then)")
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,8 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         txn.draft.warnings += [*catalog.notes, *removed_installed(txn.home, catalog, keep)]  # the kill list
         if refused:  # a configured memory provider that could not be installed: refused, as install is
             raise ProvidersNotInstalled(refused)
+        _refuse_still_missing(txn)  # update never ends ok with memory.provider naming nothing
+        refuse_invalid(txn)  # before the re-pins and the rebuild: either would leave that plugin out
         repins = repin_all(txn, catalog, accept, ask)  # through admission, with consent when they widen
         if any(r.outcome == "moved" for r in repins):
             warnings = list(txn.draft.warnings)
@@ -100,6 +119,27 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
 
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
     return Result(txn.receipt, txn.inputs)
+
+
+def _refuse_still_missing(txn: Transaction) -> None:
+    """Raise :class:`ProvidersMissing`, with the steps that can help, when a home's
+    ``memory.provider`` still names nothing after the installs."""
+    from pm.ops.providers import provider_remedy
+
+    missing = [h for h in txn.gathered.selection.homes if h.missing_provider is not None]
+    if not missing:
+        return
+    shown = txn.options.shown_home
+    told = []
+    for home in missing:
+        assert home.missing_provider is not None
+        remedy = provider_remedy(txn.home, home.missing_provider, shown_home=shown, watch=txn.watch)
+        told.append((home.config.file, home.missing_provider, remedy.why))
+    txn.draft.step(hermes("plugins", "install", "SOURCE", home=shown),
+                   "install the provider from its own source (a folder, or git+URL@COMMIT)")
+    txn.draft.step(hermes("memory", "setup", "NAME", home=shown),
+                   "or set up an installed memory provider instead (it records memory.provider)")
+    raise ProvidersMissing(told)
 
 
 def _install_one(missing: Missing, catalog: Catalog, reporter: Reporter) -> tuple[list[str], str | None]:
@@ -132,11 +172,14 @@ def lazy_install(home: Path, reporter: Reporter = SILENT) -> list[str]:
     _LAZY_DONE.update((str(m.home), m.provider) for m in fresh)
     if not fresh:
         return []
-    if not allowed:
-        for missing in fresh:
+    from pm.ops.providers import provider_remedy
+
+    remedies = {m: provider_remedy(home, m.provider) for m in fresh}
+    if not allowed or not any(r.command for r in remedies.values()):
+        for missing, remedy in remedies.items():
             reporter.notice(f"WARNING: memory provider {missing.provider!r} (configured in "
                             f"{missing.home / 'config.yaml'}) is not installed; the agent will run WITHOUT its "
-                            "memory. Run: hermes update")
+                            "memory. " + (f"Run: {remedy.command}" if remedy.command else remedy.why[:1].upper() + remedy.why[1:]))
         return []
     done = update(home, Options(), reporter)
     if done.code != 0:

@@ -143,3 +143,13 @@ def test_markdown_notes_keeps_a_newer_minor_format_and_refuses_a_new_major(
         "memory provider 'markdown_notes' failed to initialize: NotesFormatError: "
         f"{notes}: format 2.0 cannot be read by this provider (it reads <2,>=1.0); it was written "
         "by a newer markdown_notes (run `hermes memory status` for details)")
+
+
+def test_sqlite_fts_setup_again_keeps_its_saved_setting(new_home: Callable[..., Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32, finding 6, on a bundled provider: its load_config() is what setup offers again."""
+    home = new_home({"memory": {"provider": "sqlite_fts"}})
+    assert main(["setup", "sqlite_fts", "--home", str(home), "--set", "max_results=7"]) == 0
+    assert main(["setup", "sqlite_fts", "--home", str(home)]) == 0
+    assert json.loads((home / "memory" / "sqlite_fts.json").read_text()) == {"max_results": 7}
+    assert capsys.readouterr().out.splitlines()[-1] == "  settings saved: max_results"

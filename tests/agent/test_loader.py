@@ -16,6 +16,7 @@ from agent.loader import load_into, load_memory_provider
 from agent.memory_manager import MemoryManager
 from agent.testing import BUNDLED, install_dist, provider_init, set_config, spy_init
 from pm.env.generations import Generation
+from pm.inputs.catalog import SHIPPED
 from pm.testing.homes import add_plugin, add_profile
 
 NEEDS_SHAREDLIB = "sharedlib>=2"
@@ -51,7 +52,8 @@ def test_unknown_provider_names_what_exists(new_home: Callable[..., Path]) -> No
     assert str(caught.value) == (
         f"memory provider 'mem0' is not installed (named by memory.provider in {home}/config.yaml); "
         "known memory providers: 'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
-        "run `hermes update`")
+        f"the catalog ({SHIPPED}) has no entry 'mem0', so `hermes update` cannot install it: install it from its source "
+        "(`hermes plugins install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)")
 
 
 def test_missing_dependency_is_refused_loudly_without_import(

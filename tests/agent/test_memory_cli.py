@@ -20,6 +20,7 @@ from agent.memory_cli import main
 from agent.memory_setup import SetupError, collect_values
 from agent.testing import ROOT, set_config
 from pm.env.generations import Generation
+from pm.inputs.catalog import SHIPPED
 from pm.testing.homes import add_plugin
 
 SECRET = "s3cr3t-VALUE-42"
@@ -51,6 +52,9 @@ class Vault(MemoryProvider):
         path = Path(hermes_home) / "memory" / "vault.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values, sort_keys=True))
+    def load_config(self, hermes_home):
+        path = Path(hermes_home) / "memory" / "vault.json"
+        return json.loads(path.read_text()) if path.exists() else {}
 
 
 def register(ctx):
@@ -130,7 +134,9 @@ def test_setup_of_an_unknown_provider(new_home: Callable[..., Path], capsys: pyt
     assert main(["setup", "honcho", "--home", str(home)]) == 1
     assert capsys.readouterr().err == (
         "error: memory provider 'honcho' is not installed; known memory providers: "
-        "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; run `hermes update`\n")
+        "'jsonl_journal', 'markdown_notes', 'peer_cards', 'sidecar_echo', 'signed_notes', 'sqlite_fts'; "
+        f"the catalog ({SHIPPED}) has no entry 'honcho', so `hermes update` cannot install it: install it from its "
+        "source (`hermes plugins install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)\n")
 
 
 def test_collect_values_asks_for_what_was_not_given() -> None:
@@ -182,6 +188,49 @@ def test_setup_prompts_on_a_terminal(vault_home: Path) -> None:
     assert (vault_home / ".env").read_text() == f"VAULT_API_KEY={SECRET}\n"
     assert json.loads((vault_home / "memory" / "vault.json").read_text()) == {
         "max_items": 12, "region": "eu", "verbose": False}
+
+
+def _on_a_terminal(home: Path, answers: list[tuple[str, str]]) -> str:
+    """Run ``hermes memory setup vault`` on a real pseudo-terminal, answering each prompt."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent.memory_cli", "setup", "vault", "--home", str(home)],
+        stdin=slave, stdout=slave, stderr=slave, close_fds=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    os.close(slave)
+    seen = bytearray()
+    try:
+        for prompt, answer in answers:
+            _expect(master, prompt, seen)
+            os.write(master, answer.encode() + b"\n")
+        _expect(master, "memory provider 'vault' set up", seen)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+        os.close(master)
+    return seen.decode(errors="replace")
+
+
+def test_setup_again_offers_the_saved_settings_as_defaults(vault_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32, finding 6: re-running setup reset saved non-secret settings to the schema's
+    defaults (region eu-west -> us-east). Pressing Enter, or giving no --set, keeps what was saved."""
+    assert main(["setup", "vault", "--home", str(vault_home), "--set", f"api_key={SECRET}", "--set", "region=us",
+                 "--set", "max_items=12", "--set", "verbose=yes"]) == 0
+    saved = vault_home / "memory" / "vault.json"
+    assert json.loads(saved.read_text()) == {"max_items": 12, "region": "us", "verbose": True}
+
+    _on_a_terminal(vault_home, [("api_key — API key: ", ""), ("region — Region [eu/us; default us]: ", ""),
+                                ("max_items — Items per recall [default 12]: ", ""),
+                                ("verbose — Chatty [default True]: ", "")])
+    assert json.loads(saved.read_text()) == {"max_items": 12, "region": "us", "verbose": True}
+    assert (vault_home / ".env").read_text() == f"VAULT_API_KEY={SECRET}\n"  # the stored secret kept
+
+    capsys.readouterr()
+    assert main(["setup", "vault", "--home", str(vault_home), "--set", "max_items=3"]) == 0  # a script: the rest kept
+    assert json.loads(saved.read_text()) == {"max_items": 3, "region": "us", "verbose": True}
+    saved.write_text(json.dumps({"max_items": "many", "region": "mars", "verbose": True}))  # no longer fits the schema
+    assert main(["setup", "vault", "--home", str(vault_home), "--set", "max_items=4"]) == 0
+    assert json.loads(saved.read_text()) == {"max_items": 4, "region": "eu", "verbose": True}
 
 
 def test_status_without_a_provider(new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:

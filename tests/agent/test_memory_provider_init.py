@@ -10,6 +10,7 @@ import pytest
 from agent.memory_provider import ProviderInitError
 from agent.session import AgentSession
 from agent.testing import provider_init
+from pm.inputs.catalog import SHIPPED
 
 RECORDING = provider_init("rec").replace(
     '        self.home = kwargs["hermes_home"]\n',
@@ -59,4 +60,6 @@ def test_start_up_runs_the_lazy_install_hook(new_home: Callable[..., Path]) -> N
     with pytest.raises(ProviderNotFound):
         AgentSession(home, "s1", say=told.append).start()
     assert told == [f"WARNING: memory provider 'honcho-lite' (configured in {home / 'config.yaml'}) is "
-                    "not installed; the agent will run WITHOUT its memory. Run: hermes update"]
+                    f"not installed; the agent will run WITHOUT its memory. The catalog ({SHIPPED}) has no entry "
+                    "'honcho-lite', so `hermes update` cannot install it: install it from its source (`hermes plugins "
+                    "install SOURCE`) or choose an installed provider (`hermes memory setup NAME`)"]

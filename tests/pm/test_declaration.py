@@ -101,40 +101,42 @@ def test_every_problem_of_a_manifest_is_reported_at_once(tmp_path):
     found = problems(tmp_path, {"plugin.yaml": "manifest_version: two\npip_dependencies: [ok, 3]\npython_runtime: docker\n"})
     path = tmp_path / "plugin.yaml"
     assert found == [
-        f"{path}: manifest_version: must be an integer, got 'two'",
-        f"{path}: pip_dependencies: must be a list of requirement strings; 3 is a int",
-        f"{path}: python_runtime: must be one of 'host', 'external', got 'docker'",
+        f"{path}:1: manifest_version: must be an integer, got 'two'",  # each with the line of its key
+        f"{path}:2: pip_dependencies: must be a list of requirement strings; 3 is a int",
+        f"{path}:3: python_runtime: must be one of 'host', 'external', got 'docker'",
     ]
 
 
 def test_invalid_pep508_names_file_and_key(tmp_path):
     found = problems(tmp_path, {"plugin.yaml": "python_dependencies: ['good', 'bad>=>1']\n"})
     assert len(found) == 1
-    assert found[0].startswith(f"{tmp_path / 'plugin.yaml'}: python_dependencies[1]: 'bad>=>1' is not a valid PEP 508 requirement")
+    assert found[0].startswith(f"{tmp_path / 'plugin.yaml'}:1: python_dependencies[1]: 'bad>=>1' is not a valid PEP 508 requirement")
+    block = problems(tmp_path, {"plugin.yaml": "name: x\npython_dependencies:\n  - good\n  - bad>=>1\n"})
+    assert block[0].startswith(f"{tmp_path / 'plugin.yaml'}:4: python_dependencies[1]: 'bad>=>1' is not")  # the item's line
 
 
 def test_pip_dependencies_must_be_a_list(tmp_path):
     assert problems(tmp_path, {"plugin.yaml": "pip_dependencies: requests>=2\n"}) == [
-        f"{tmp_path / 'plugin.yaml'}: pip_dependencies: must be a list of requirement strings, got str 'requests>=2'"
+        f"{tmp_path / 'plugin.yaml'}:1: pip_dependencies: must be a list of requirement strings, got str 'requests>=2'"
     ]
 
 
 def test_manifest_version_above_supported(tmp_path):
     assert problems(tmp_path, {"plugin.yaml": "manifest_version: 3\n"}) == [
-        f"{tmp_path / 'plugin.yaml'}: manifest_version: 3 is not supported (this pm reads versions 1 to 2)"
+        f"{tmp_path / 'plugin.yaml'}:1: manifest_version: 3 is not supported (this pm reads versions 1 to 2)"
     ]
 
 
 def test_misspelt_dependency_key_is_an_error_not_a_silent_drop(tmp_path):
     assert problems(tmp_path, {"plugin.yaml": "pip_dependency: [a]\n"}) == [
-        f"{tmp_path / 'plugin.yaml'}: pip_dependency: unknown key; did you mean 'pip_dependencies'?"
+        f"{tmp_path / 'plugin.yaml'}:1: pip_dependency: unknown key; did you mean 'pip_dependencies'?"
     ]
 
 
 def test_malformed_yaml(tmp_path):
     (found,) = problems(tmp_path, {"plugin.yaml": "pip_dependencies: [a\nname: x\n"})
-    assert found == (f"{tmp_path / 'plugin.yaml'}: is not valid YAML: line 2, column 5: did not find expected "
-                     "',' or ']' (while parsing a flow sequence)")
+    assert found == (f"{tmp_path / 'plugin.yaml'}: is not valid YAML: line 2, column 5, in 'pip_dependencies': did "
+                     "not find expected ',' or ']' (while parsing a flow sequence started on line 1, column 19)")
 
 
 def test_non_mapping_manifest(tmp_path):

@@ -384,7 +384,7 @@ def test_resolve_warns_like_sync_about_the_inputs(capsys, home: Path, index: Loc
     warnings = [line for line in err if line.startswith("warning: ")]
     assert warnings[0] == f"warning: {home / 'config.yaml'}: plugins.enabled names 'ghost', but no plugin root has that name"
     assert warnings[1].startswith("warning: plugin 'broken' is enabled but invalid, so it is left out of the "
-                                  f"environment: {home / 'plugins' / 'broken' / 'plugin.yaml'}: pip_dependencies[0]: ")
+                                  f"environment: {home / 'plugins' / 'broken' / 'plugin.yaml'}:6: pip_dependencies[0]: ")
     assert len(warnings) == 2 and err[-1].startswith("receipt: ")
 
 

@@ -81,9 +81,9 @@ def test_scan_reports_each_status_and_reason_and_never_imports(home, tmp_path):
     }
     p = home / "plugins"
     reasons = {name: plugins[name]["reason"] for name in status if status[name] == "invalid"}
-    assert reasons["bad-list"] == f"{p}/bad-list/plugin.yaml: pip_dependencies: must be a list of requirement strings, got dict {{'a': 1}}"
-    assert reasons["bad-pep508"].startswith(f"{p}/bad-pep508/plugin.yaml: pip_dependencies[1]: 'no good' is not a valid PEP 508 requirement")
-    assert reasons["bad-version"] == f"{p}/bad-version/plugin.yaml: manifest_version: must be an integer, got 'two'"
+    assert reasons["bad-list"] == f"{p}/bad-list/plugin.yaml:1: pip_dependencies: must be a list of requirement strings, got dict {{'a': 1}}"
+    assert reasons["bad-pep508"].startswith(f"{p}/bad-pep508/plugin.yaml:1: pip_dependencies[1]: 'no good' is not a valid PEP 508 requirement")
+    assert reasons["bad-version"] == f"{p}/bad-version/plugin.yaml:1: manifest_version: must be an integer, got 'two'"
     assert reasons["latin1"] == f"{p}/latin1/plugin.yaml: is not valid UTF-8 (byte 16: b'\\xe9')"
     assert reasons["huge"].startswith(f"{p}/huge/plugin.yaml: is 5242901 bytes; the limit is 1048576 bytes")
     assert reasons["escape"] == f"{p}/escape: is a symlink that escapes {p}; refused"

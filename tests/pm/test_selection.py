@@ -59,7 +59,7 @@ plugins:
     plugin(plugins / "tools", "category-leaf", "pip_dependencies: [b]\n")
     got = statuses(run_select(home))
     assert got == {
-        "broken": ("invalid", f"{plugins / 'broken/plugin.yaml'}: manifest_version: 7 is not supported (this pm reads versions 1 to 2)"),
+        "broken": ("invalid", f"{plugins / 'broken/plugin.yaml'}:1: manifest_version: 7 is not supported (this pm reads versions 1 to 2)"),
         "external": ("external", "python_runtime: external (brings its own interpreter)"),
         "idle": ("not-enabled", "not in plugins.enabled"),
         "member": ("member", "in plugins.enabled"),
@@ -96,7 +96,7 @@ def test_missing_memory_provider_is_a_notice_not_silence(tmp_path):
     selection = run_select(home)
     assert selection.notices == (
         f"{home / 'config.yaml'}: memory.provider names 'honcho', but no memory provider of that name is "
-        "installed (run `hermes update` to install it from the catalog)",
+        "installed",  # what installs it is the operations' to say (pm.ops.providers)
     )
     assert [h.missing_provider for h in selection.homes] == ["honcho"]
 

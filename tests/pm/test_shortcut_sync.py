@@ -192,7 +192,7 @@ from pm.ops.options import Options
 from pm.inputs.settings import Flags
 command, home, index, core, lock = sys.argv[1:6]
 flags = Flags(index_url=index, core=core, core_lock=lock)
-if command == "sync":
+if command in ("sync", "sync-skip-invalid", "sync-missing-provider"):
     from pm.ops.sync import sync as run
 elif command == "sync-from":
     from pm.ops.sync import sync_from
@@ -200,18 +200,30 @@ elif command == "sync-from":
 else:
     from pm.ops.check import check as run
 watch = Watch()
-done = run(Path(home), Options(flags=flags, watch=watch))
+done = run(Path(home), Options(flags=flags, watch=watch, skip_invalid=command == "sync-skip-invalid"))
 assert done.code == 0, done.receipt.written
 print(json.dumps({"seen": sorted(watch.seen), "opened": sorted(opened), "listed": sorted(listed)}))
 '''
 
 
-@pytest.mark.parametrize("command", ["sync", "check", "sync-from"])
+@pytest.mark.parametrize("command", ["sync", "check", "sync-from", "sync-skip-invalid", "sync-missing-provider"])
 def test_every_file_opened_and_folder_listed_under_the_home_is_watched(home: Home, command: str) -> None:
     """The guard of the idea for sync, check and ``sync --from FILE``: whatever they open or list
     under the home (generations included) but their own receipts and lock, and FILE, a Watch has
-    noted."""
-    home.run("sync")  # the next sync is a no-op
+    noted. ``sync-skip-invalid``: the no-op of ``sync --skip-invalid`` with an enabled plugin that
+    cannot be read (its manifest is an input of the answer too). ``sync-missing-provider``: a
+    memory.provider nothing provides, whose hint reads the home's catalog."""
+    if command == "sync-missing-provider":
+        config = home.home / "config.yaml"
+        config.write_text(config.read_text() + "memory:\n  provider: ghost\n")
+        (home.home / "catalog.json").write_text(json.dumps({"entries": [], "removed": []}))
+        config.write_text(config.read_text().replace("plugins:", "pm:\n  catalog: catalog.json\nplugins:", 1))
+        home.run("sync")
+        assert any("has no entry 'ghost'" in w for w in home.latest()["warnings"])
+    if command == "sync-skip-invalid":
+        _break_maps(home)
+        home.run("sync", "--skip-invalid")
+    home.run("sync", *(["--skip-invalid"] if command == "sync-skip-invalid" else []))  # the next sync is a no-op
     frozen = home.home.parent / "pylock.toml"
     home.run("export", "--output", str(frozen))
     done = subprocess.run([sys.executable, "-c", AUDIT, command, str(home.home), home.index.url,
@@ -324,3 +336,29 @@ def test_a_find_links_file_with_other_bytes_is_a_miss(home: Home, tmp_path: Path
     (folder / beta.name).write_bytes(b"not the wheel the lock names")
     done = home.run("sync", "--from", str(lock), "--find-links", str(folder), ok=1)
     assert not home.latest().get("shortcut") and "does not match the sha256" in done.stderr
+
+
+def _break_maps(home: Home) -> Path:
+    manifest = home.home / "plugins" / "maps" / "plugin.yaml"
+    manifest.write_text("pip_dependencies: [alpha\n")
+    return manifest
+
+
+def test_a_sync_failed_for_an_unreadable_declaration_is_never_answered_by_a_remembered_no_op(home: Home) -> None:
+    """Issue 32: the no-op remembered before the typo, or the one of ``--skip-invalid``, never
+    answers a plain sync while an enabled plugin cannot be read; ``--skip-invalid`` is part of the
+    command line a record is kept under."""
+    home.run("sync")  # the full no-op: remembered
+    manifest = _break_maps(home)
+    home.run("sync", ok=1)
+    failed = home.latest()
+    assert not failed.get("shortcut") and failed["failure"]["kind"] == "invalid-declaration"
+    home.run("sync", "--skip-invalid")  # built without maps
+    home.run("sync", "--skip-invalid")  # its no-op: remembered under its own command line
+    home.run("sync", "--skip-invalid")
+    assert home.latest()["shortcut"] is True and home.latest()["skipped_invalid"] == ["maps"]
+    home.run("sync", ok=1)
+    assert not home.latest().get("shortcut") and home.latest()["failure"]["kind"] == "invalid-declaration"
+    manifest.write_text("pip_dependencies: [alpha]\n")  # fixed: --skip-invalid's record no longer holds
+    home.run("sync", "--skip-invalid")
+    assert not home.latest().get("shortcut") and "skipped_invalid" not in home.latest()

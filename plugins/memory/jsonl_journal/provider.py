@@ -202,6 +202,9 @@ class JsonlJournalProvider(MemoryProvider):
     def get_config_schema(self) -> list[dict[str, Any]]:
         return [dict(field) for field in _SCHEMA]
 
+    def load_config(self, hermes_home: str | os.PathLike[str]) -> dict[str, Any]:
+        return read_settings(Path(hermes_home))
+
     def save_config(self, values: dict[str, Any], hermes_home: str | os.PathLike[str]) -> None:
         unknown = sorted(set(values) - set(_DEFAULTS))
         if unknown:

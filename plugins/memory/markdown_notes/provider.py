@@ -145,6 +145,13 @@ class MarkdownNotesProvider(MemoryProvider):
     def get_config_schema(self) -> list[dict[str, Any]]:
         return [dict(field) for field in _SCHEMA]
 
+    def load_config(self, hermes_home: str | os.PathLike[str]) -> dict[str, Any]:
+        try:
+            data = json.loads(settings_path(hermes_home).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
     def save_config(self, values: dict[str, Any], hermes_home: str | os.PathLike[str]) -> None:
         for key, value in values.items():
             if key != "recall_limit":

@@ -64,6 +64,9 @@ class PeerCardsProvider(MemoryProvider):
              "default": store.DEFAULTS["recall_limit"]},
         ]
 
+    def load_config(self, hermes_home: str | Path) -> dict[str, Any]:
+        return store.read_json_or_empty(store.settings_path(Path(hermes_home)))
+
     def save_config(self, values: dict[str, Any], hermes_home: str | Path) -> None:
         store.save_settings(Path(hermes_home), values)
 

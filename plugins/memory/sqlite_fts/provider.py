@@ -251,6 +251,9 @@ class SqliteFtsProvider(MemoryProvider):
     def get_config_schema(self) -> list[dict[str, Any]]:
         return [dict(field) for field in _CONFIG_SCHEMA]
 
+    def load_config(self, hermes_home: str | os.PathLike[str]) -> dict[str, Any]:
+        return _load_settings(Path(hermes_home))
+
     def save_config(self, values: dict[str, Any], hermes_home: str | os.PathLike[str]) -> None:
         known = [field["key"] for field in _CONFIG_SCHEMA]
         for key in values:

@@ -161,9 +161,12 @@ def test_an_enabled_plugin_with_a_broken_declaration_is_not_ready_and_never_sile
     (tmp_path / "lock.txt").write_text("")
     argv = ["--home", str(home), "--no-index", "--core", str(tmp_path / "core.toml"),
             "--core-lock", str(tmp_path / "lock.txt")]
-    assert pm_main(["sync", *argv]) == 0
+    assert pm_main(["sync", *argv]) == 1  # issue 32: a typo fails the sync (pm.ops.invalid)
+    assert "plugin 'weather': " in capsys.readouterr().err
+    assert pm_main(["sync", "--skip-invalid", *argv]) == 0
     err = capsys.readouterr().err
-    assert "plugin 'weather' is enabled but invalid, so it is left out of the environment: " in err
+    assert "plugin 'weather' is enabled but its declaration cannot be read; left out of the environment as " \
+           "--skip-invalid asks: " in err
     assert pm_main(["check", *argv]) == 4
     out = capsys.readouterr().out
     assert "weather" in out and "enabled but invalid, so not installed:" in out

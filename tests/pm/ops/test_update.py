@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.cli import main
 from pm.env import generations
 from pm.ops import Notices
+from pm.ops.providers import provider_remedy
 from pm.ops.update import lazy_install
 from pm.testing.receipts import assert_valid_receipt
 
@@ -217,3 +218,43 @@ def test_a_provider_installed_as_an_entry_point_is_not_missing(env, tmp_path, mo
     (home / "plugins").mkdir(parents=True)
     (home / "config.yaml").write_text("memory: {provider: acme}\n")
     assert missing_providers(home) == []
+
+
+def test_the_update_hint_is_given_only_for_a_provider_the_catalog_has(env, provider_repo, capsys):
+    """Issue 32, finding 6: "run `hermes update`" was printed for a provider the catalog does not
+    have, and `hermes update` then exited 0 with memory still missing."""
+    repo, commit = provider_repo
+    home = home_with_provider(env, catalog(env, repo, commit))
+    (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("provider: honcho", "provider: mem0"))
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert [s["command"] for s in receipt["next_steps"]] == []
+    assert receipt["warnings"] == [
+        f"{home / 'config.yaml'}: memory.provider names 'mem0', but no memory provider of that name is installed; "
+        f"the catalog ({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it: install it "
+        f"from its source (`hermes plugins install SOURCE --home {home}`) or choose an installed provider "
+        f"(`hermes memory setup NAME --home {home}`)"]
+    assert "`hermes update` cannot install it" in capsys.readouterr().err
+    state = generations.read_state(home)
+
+    assert main(["update", "--home", str(home)]) == 1  # memory.provider still names nothing: not ok
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert_valid_receipt(receipt)
+    assert (receipt["kind"], receipt["outcome"], receipt["failure"]["kind"]) == ("update", "failed", "missing-provider")
+    assert receipt["failure"]["message"] == (
+        f"memory provider 'mem0' (memory.provider in {home / 'config.yaml'}) is still not installed: the catalog "
+        f"({env / 'catalog.json'}) has no entry 'mem0', so `hermes update` cannot install it: install it from its "
+        f"source (`hermes plugins install SOURCE --home {home}`) or choose an installed provider (`hermes memory "
+        f"setup NAME --home {home}`); nothing was rebuilt (the agent runs without its memory until then)")
+    assert [s["command"] for s in receipt["next_steps"]] == [f"hermes plugins install SOURCE --home {home}",
+                                                             f"hermes memory setup NAME --home {home}"]
+    assert generations.read_state(home) == state
+    err = capsys.readouterr().err
+    assert "error: memory provider 'mem0'" in err and "hermes memory setup NAME" in err
+
+    (home / "config.yaml").write_text((home / "config.yaml").read_text().replace("provider: mem0", "provider: honcho"))
+    assert main(["pm", "sync", "--home", str(home)]) == 0  # the catalog has this one: the hint is update
+    receipt = json.loads((home / "pm/receipts/latest.json").read_text())
+    assert [s["command"] for s in receipt["next_steps"]] == [f"hermes update --home {home}"]
+    assert provider_remedy(home, "honcho", configured=False).command == "hermes plugins install honcho"  # asked by name
+    assert receipt["warnings"][0].endswith(f"is installed; run `hermes update --home {home}` to install it from the catalog")
