@@ -124,7 +124,7 @@ def uninstall(home: Path, options: Options | None = None, reporter: Reporter = S
                              "build the environment again from config.yaml and plugins/")
         txn.finish("ok", EXIT_OK, _done(plan, dry_run))
 
-    txn = transaction(home, "uninstall", work, options, reporter, command="uninstall", gather_inputs=False)
+    txn = transaction(home, "uninstall", work, options, reporter, command="uninstall", gather_inputs=False, needs_config=False)
     return Result(txn.receipt)
 
 
