@@ -121,6 +121,19 @@ def phrase(status: int) -> str:
         return ""
 
 
+def is_transient(exc: BaseException) -> bool:
+    """Whether a request that failed with ``exc`` is worth asking again after a pause (as uv and
+    pip do): the connection was refused, reset or aborted (a server or proxy restarting, shedding
+    load), it timed out, or the name lookup failed for now (``EAI_AGAIN``, "Temporary failure in
+    name resolution": the resolver did not answer). A name that does not exist, a TLS failure or
+    a malformed answer is not."""
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return exc.errno == socket.EAI_AGAIN
+    return isinstance(exc, ConnectionRefusedError | ConnectionResetError | ConnectionAbortedError | TimeoutError)
+
+
 def describe(exc: BaseException, timeout: float, host: str) -> str:
     """A short, stable sentence for a network exception."""
     import http.client
