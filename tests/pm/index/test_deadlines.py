@@ -136,7 +136,7 @@ class FlakyDns:
         self.address = f"127.53.{random.randint(1, 250)}.{random.randint(1, 250)}"
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind((self.address, 53))
-        self.failures = failures
+        self.failures = failures  # -1: never answer at all
         self.answers: list[str] = []
         threading.Thread(target=self._serve, daemon=True).start()
 
@@ -149,6 +149,9 @@ class FlakyDns:
             end = 12
             while data[end]:
                 end += 1 + data[end]
+            if self.failures < 0:
+                self.answers.append("silence")
+                continue
             qtype = struct.unpack("!H", data[end + 1:end + 3])[0]
             question = data[12:end + 5]
             flags = 0x8000 | (struct.unpack("!H", data[2:4])[0] & 0x0100) | 0x0080
@@ -175,50 +178,58 @@ def _own_resolv_conf_works(tmp_path: Path) -> bool:
 
 
 _FETCH = """
-import sys
-from pm.index import watchdog
-from pm.index._attempts import pause
+import sys, time
 from pm.index.base import IndexFailure
 from pm.index.http import HttpClient
+started = time.monotonic()
 try:
-    print(HttpClient(retries=int(sys.argv[2]), backoff=0.3).get(sys.argv[1]).body.decode())
+    print(HttpClient(retries=int(sys.argv[2]), backoff=0.3, deadline=float(sys.argv[3])).get(sys.argv[1]).body.decode())
 except IndexFailure as exc:
     print(exc)
+print(round(time.monotonic() - started, 1), file=sys.stderr)
 """
 
 
 @pytest.fixture
-def flaky_dns(tmp_path: Path) -> Iterator[Callable[[int, str, int], str]]:
-    """``fetch(failures, url, retries)``: what pm's client gets for ``url`` in a process whose
-    resolver is a :class:`FlakyDns` failing ``failures`` times."""
+def flaky_dns(tmp_path: Path) -> Iterator[Callable[..., tuple[str, float]]]:
+    """``fetch(failures, url, retries, deadline=30)``: what pm's client gets for ``url`` in a
+    process whose resolver is a :class:`FlakyDns` failing ``failures`` times, and how long it took."""
     if not _own_resolv_conf_works(tmp_path):
         pytest.skip("giving a process its own /etc/resolv.conf needs root and unshare(1)")
     started: list[FlakyDns] = []
 
-    def fetch(failures: int, url: str, retries: int) -> str:
+    def fetch(failures: int, url: str, retries: int, deadline: float = 30) -> tuple[str, float]:
         server = FlakyDns(failures)
         started.append(server)
         conf = tmp_path / f"resolv-{len(started)}.conf"
-        conf.write_text(f"nameserver {server.address}\noptions attempts:1 timeout:1\n")
+        conf.write_text(f"nameserver {server.address}\noptions attempts:{2 if failures < 0 else 1} timeout:5\n")
         env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()} | {"PYTHONPATH": str(ROOT)}
         done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                               'mount --bind "$0" /etc/resolv.conf && exec "$1" -c "$2" "$3" "$4"', str(conf),
-                               sys.executable, _FETCH, url, str(retries)],
+                               'mount --bind "$0" /etc/resolv.conf && exec "$1" -c "$2" "$3" "$4" "$5"',
+                               str(conf), sys.executable, _FETCH, url, str(retries), str(deadline)],
                               capture_output=True, text=True, check=False, env=env, timeout=60)
         assert done.returncode == 0, done.stderr
-        return done.stdout.strip()
+        return done.stdout.strip(), float(done.stderr.strip().splitlines()[-1])
 
     yield fetch
     for server in started:
         server.close()
 
 
-def test_a_temporary_name_lookup_failure_is_asked_again(flaky_dns: Callable[[int, str, int], str],
+def test_a_temporary_name_lookup_failure_is_asked_again(flaky_dns: Callable[..., tuple[str, float]],
                                                        counting_server: Callable[[int], RawServer]) -> None:
     """A real EAI_AGAIN (the resolver answered SERVFAIL): it failed a whole resolve, where uv
     asked again; now the lookup is retried after a pause, and the second one answers."""
     port = int(counting_server(1).url.rsplit(":", 1)[1].split("/")[0])
     url = f"http://flaky-dns.test:{port}/page"
-    assert flaky_dns(2, url, 0) == (f"{url}: cannot resolve host 'flaky-dns.test' "
-                                    "(Temporary failure in name resolution)")
-    assert flaky_dns(2, url, 3) == "ok"
+    assert flaky_dns(2, url, 0)[0] == (f"{url}: cannot resolve host 'flaky-dns.test' "
+                                       "(Temporary failure in name resolution)")
+    assert flaky_dns(2, url, 3)[0] == "ok"
+
+
+def test_a_name_lookup_that_never_answers_ends_at_the_deadline(flaky_dns: Callable[..., tuple[str, float]]) -> None:
+    """The resolver's own wait (5 s a try, two tries here) knows nothing of the request's deadline."""
+    url = "http://silent-dns.test:80/page"
+    said, took = flaky_dns(-1, url, 3, 2.0)
+    assert said == f"{url}: no complete answer within 2s; given up"
+    assert took < 3, took
