@@ -52,6 +52,8 @@ def watched(connection: Any, ends: float) -> Iterator[None]:
     finally:
         with _LOCK:  # the thread cuts only under the lock: never a kept-alive socket after the body
             entry.done = True
+            while _HEAP and _HEAP[0].done:  # requests end in about the order they began: the heap stays small
+                heapq.heappop(_HEAP)
 
 
 def _keep() -> None:
