@@ -94,6 +94,10 @@ def widening(old: Brings, new: Brings, platforms: Iterable[str] = ()) -> list[st
         declared_old.setdefault(canonicalize_name(requirement.name), []).append(str(requirement))
     told: set[str] = set()
     for env in targets(platforms, old, new):
+        if unfixed_new and "unfixed" not in told and _member_at(new, env) and not _member_at(old, env):
+            told.add("unfixed")  # shared ones too: here the old pin brought none of them
+            found.append(f"requirements whose markers pm cannot evaluate may apply on {_label(env)}, where the "
+                         f"plugin was not in the union before: {sorted(unfixed_new)}")
         before = _needs(old, env)
         for name, need in _needs(new, env).items():
             said = "" if name in told else _widens(before.get(name), need, declared_old.get(name), env)
@@ -139,12 +143,15 @@ def _reads_unfixed(marker: str) -> bool:
     return any(n not in FIXED and n not in ("and", "or", "in", "not") for n in names)
 
 
+def _member_at(brings: Brings, env: dict[str, str]) -> bool:
+    """Whether ``brings`` joins the union on the target of ``env`` (its requires-python too)."""
+    return brings.member and (brings.requires_python is None or brings.requires_python.contains(
+        env["python_full_version"], prereleases=True))
+
+
 def _needs(brings: Brings, env: dict[str, str]) -> dict[str, _Need]:
     """Per project, what ``brings`` requires on the target of ``env``."""
-    if not brings.member:
-        return {}
-    if brings.requires_python is not None and not brings.requires_python.contains(
-            env["python_full_version"], prereleases=True):
+    if not _member_at(brings, env):
         return {}
     found: dict[str, _Need] = {}
     for requirement in brings.requirements:

@@ -244,6 +244,14 @@ def test_a_marker_on_a_variable_no_target_fixes_is_compared_as_text() -> None:
         "['a; platform_release == \"6.1\"', 'a; platform_release == \"6.2\"']"]
 
 
+def test_a_shared_unevaluable_marker_counts_where_the_plugin_joins_the_union() -> None:
+    old = _brings("a; platform_release == '6.1'", requires_python=SpecifierSet(">=3.12"))
+    assert widening(old, _brings("a; platform_release == '6.1'", requires_python=SpecifierSet(">=3.12"))) == []
+    assert widening(old, _brings("a; platform_release == '6.1'")) == [
+        "requirements whose markers pm cannot evaluate may apply on darwin arm64 / Python 3.8.0, where the plugin "
+        "was not in the union before: ['a; platform_release == \"6.1\"']"]
+
+
 @pytest.mark.parametrize(("old", "new", "wider"), [
     (">=1,<2", ">=1.5,<2", False), (">=1,<2", ">=1,<3", True), ("==1.0", "==1.*", True), ("~=1.4", ">=1.4,<2", False),
     (">1.0", ">=1.0", True), ("<2", "<=2", True), ("==1.0", "==1.0.0", False), ("!=1.3", "", True),
