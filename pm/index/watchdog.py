@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -78,6 +77,8 @@ def _cut(connection: Any) -> bool:
     """Shut the socket down under its reader (the plain socket's call, under TLS too: the
     reader's SSL read then fails, no TLS state is touched from this thread). False when the
     connection has no socket yet."""
+    import socket  # (loaded with the first request, as http.client is)
+
     sock = getattr(connection, "sock", None)
     if sock is None:
         return False
