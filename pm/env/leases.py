@@ -60,6 +60,17 @@ def prune(home: Path, store: Store) -> list[int]:
     return sorted(removed)
 
 
+def running(pid: int, started: str | None) -> bool:
+    """Whether process ``pid`` is alive and is the process that started at ``started`` (what
+    :func:`start_time` said of it then; None: any process of that pid)."""
+    return _alive(pid) and started in (None, _start_time(pid))
+
+
+def start_time(pid: int) -> str | None:
+    """The start time of process ``pid`` where the system tells it (Linux), else None."""
+    return _start_time(pid)
+
+
 def _alive(pid: int) -> bool:
     if pid <= 0:
         return False

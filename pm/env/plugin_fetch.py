@@ -147,6 +147,11 @@ def _run_git(args: list[str], env: dict[str, str], shown: str, cwd: Path | None 
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise InstallError(f"git {args[0]} {shown}: still running after {GIT_DEADLINE:g}s; given up") from None
+    except BaseException:  # interrupted (SIGINT, SIGTERM): git stops writing before its folder is removed
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     if process.returncode != 0:
         last = err.strip().splitlines()[-1] if err.strip() else "failed"
         raise InstallError(f"git {args[0]} {shown}: {last}")  # git never saw the credential: it cannot echo it

@@ -30,7 +30,13 @@ def body_bounds() -> tuple[int, float]:
     """(largest body, deadline in seconds) for bodies kept in memory, from the environment when
     set there to a positive number, else :data:`MAX_RESPONSE_BYTES` and :data:`REQUEST_DEADLINE`."""
     return (int(_positive("HERMES_PM_MAX_RESPONSE_BYTES", MAX_RESPONSE_BYTES)),
-            env_seconds("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE))
+            request_deadline())
+
+
+def request_deadline() -> float:
+    """Seconds one request may take from its start to its last byte, retries included
+    (``HERMES_PM_REQUEST_DEADLINE``, default :data:`REQUEST_DEADLINE`)."""
+    return env_seconds("HERMES_PM_REQUEST_DEADLINE", REQUEST_DEADLINE)
 
 
 def _positive(variable: str, default: float) -> float:
@@ -50,10 +56,14 @@ def operation_deadline() -> float:
 class _Bound:
     """The size and time a body read into memory may take; raises :class:`IndexFailure`."""
 
-    def __init__(self, url: str, limit: int, deadline: float, operation_ends: float) -> None:
+    def __init__(self, url: str, limit: int, deadline: float, operation_ends: float,
+                 request_ends: float | None = None) -> None:
+        """``request_ends``: when the request must be done (time.monotonic()); default ``deadline``
+        seconds from now."""
         self.url, self.limit, self.deadline = url, limit, deadline
-        self.ends = min(time.monotonic() + deadline, operation_ends)
-        self.operation = operation_ends < time.monotonic() + deadline
+        request_ends = time.monotonic() + deadline if request_ends is None else request_ends
+        self.ends = min(request_ends, operation_ends)
+        self.operation = operation_ends < request_ends
         self.seen = 0
 
     def inflate(self, decoder: Any, chunk: bytes) -> bytes:

@@ -12,7 +12,6 @@ response types and ``file://`` answers are :mod:`pm.index.responses`'. :class:`I
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 import zlib
@@ -21,9 +20,12 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from pm.base.urls import redact_url
+from pm.index._attempts import _RETRY_STATUSES, _dropped, _failure, _retries_setting, _Transient, pause
+from pm.index._attempts import DEFAULT_BACKOFF as DEFAULT_BACKOFF
+from pm.index._attempts import DEFAULT_RETRIES as DEFAULT_RETRIES
 from pm.index.base import IndexFailure
 from pm.index.bounds import REQUEST_DEADLINE as REQUEST_DEADLINE
-from pm.index.bounds import _Bound, operation_deadline
+from pm.index.bounds import _Bound, operation_deadline, request_deadline
 from pm.index.bounds import body_bounds as body_bounds
 from pm.index.concurrency import Latency
 from pm.index.inflight import InFlight as InFlight
@@ -32,6 +34,7 @@ from pm.index.network import proxy_for as proxy_for
 from pm.index.network import split_credentials as split_credentials
 from pm.index.responses import CHUNK, BodyTooLarge, Response, Sink, get_file
 from pm.index.responses import HashingSink as HashingSink
+from pm.index.watchdog import watched
 
 if TYPE_CHECKING:
     import http.client  # (http.client and ssl load with the first request: most commands send none)
@@ -45,22 +48,6 @@ USER_AGENT = "hermes-pm (+https://github.com/hermes-agent/hermes-pm)"
 DEFAULT_TIMEOUT = 30.0
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
-
-def _dropped() -> tuple[type[BaseException], ...]:
-    """Errors that mean "the server closed a kept-alive connection": retry once on a fresh one."""
-    import http.client
-
-    return (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError,
-            ConnectionAbortedError)
-
-
-#: Answers worth asking again after a pause (as pip and uv do): rate limited, or a server error.
-_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-#: Connect errors worth asking again: the server or a proxy is restarting, or shed the connection.
-_TRANSIENT = (ConnectionRefusedError, ConnectionResetError, ConnectionAbortedError)
-DEFAULT_RETRIES = 3
-DEFAULT_BACKOFF = 0.25  # seconds before the first retry; doubled for each next one
-_MAX_PAUSE = 10.0  # a Retry-After longer than this is cut to it
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -77,7 +64,9 @@ class HttpClient:
     """GET over HTTP/1.1 with keep-alive; safe to share between threads.
 
     Contract: :meth:`get` either returns a response whose status is in ``ok`` or raises
-    :class:`IndexFailure`; it never raises anything else for network trouble. Each call costs one
+    :class:`IndexFailure`; it never raises anything else for network trouble. It is done within
+    ``deadline`` seconds of its start, retries and pauses included (None: the request deadline of
+    :mod:`.bounds`, for every body kept in memory and every status line). Each call costs one
     round trip per redirect hop on a connection owned by the calling thread (no locks held while
     waiting on the network). :attr:`latency` keeps the shortest time to first byte of its answers
     (what the fetch threads are sized by: :mod:`.concurrency`).
@@ -85,8 +74,10 @@ class HttpClient:
 
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT, max_redirects: int = 5,
                  user_agent: str = USER_AGENT, ssl_context: ssl.SSLContext | None = None,
-                 retries: int | None = None, backoff: float = DEFAULT_BACKOFF) -> None:
+                 retries: int | None = None, backoff: float = DEFAULT_BACKOFF,
+                 deadline: float | None = None) -> None:
         self.timeout = timeout
+        self.deadline = deadline
         self.retries = _retries_setting() if retries is None else retries
         self.backoff = backoff
         self._netrc: dict[str, str | None] = {}
@@ -140,18 +131,20 @@ class HttpClient:
         sent = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(headers or {})}
         current = url
         started = time.monotonic()
+        ends = started + (self.deadline if self.deadline is not None else request_deadline())
         for _ in range(self.max_redirects + 1):
-            response = self._exchange(current, {**sent, **self._authorization(current)})
+            response = self._exchange(current, {**sent, **self._authorization(current)}, ends)
             status, reason = response.status, response.reason
             found = {k.lower(): v for k, v in response.getheaders()}
             if status in _REDIRECTS and "location" in found:
-                self._read(response, current, None, None)
+                self._read(response, current, None, None, ends)
                 current = urljoin(current, found["location"])
                 continue
             if status == 200 and limit is not None:
                 self._refuse_large(response, current, found, limit)
             target = sink if status == 200 else None
-            body = self._read(response, current, target, found.get("content-encoding"))
+            body = self._read(response, current, target, found.get("content-encoding"),
+                              ends if target is None or self.deadline is not None else None)
             _log.debug("GET %s -> %s (%s bytes, %.0f ms)", redact_url(current), status,
                        found.get("content-length", len(body)), (time.monotonic() - started) * 1000)
             if status not in ok:
@@ -243,40 +236,58 @@ class HttpClient:
         self._local.__dict__.setdefault("forwarded", {})[key] = extra
         return http.client.HTTPConnection(proxy_host, proxy_port, timeout=self.timeout)
 
-    def _exchange(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
+    def _exchange(self, url: str, headers: Mapping[str, str], ends: float) -> http.client.HTTPResponse:
         """Send the request and read the status line: once more at once on a dropped keep-alive,
         and up to ``retries`` more times after a pause (``backoff``, doubled each time, or the
-        server's Retry-After up to 10 s) when the connection is refused or reset, or the answer is
-        429 or a 5xx. The last answer or failure is the result."""
+        server's Retry-After up to 10 s) when the failure is transient (:func:`is_transient`: a
+        refused or reset connection, a timeout, a name lookup that may work next time) or the
+        answer is 429 or a 5xx — while a pause still ends before ``ends``. The last answer or
+        failure is the result."""
         for attempt in range(self.retries + 1):
             try:
-                response = self._exchange_once(url, headers)
+                response = self._exchange_once(url, headers, ends)
             except _Transient:
-                if attempt == self.retries:
+                if attempt == self.retries or not self._pause(attempt, None, ends):
                     raise
-                self._pause(attempt, None)
                 continue
             if response.status not in _RETRY_STATUSES or attempt == self.retries:
                 return response
             retry_after = response.getheader("retry-after")
+            if not self._pause(attempt, retry_after, ends, dry=True):
+                return response
             response.close()  # its body is not read: the connection cannot be reused
             self._drop_connection(url)
-            self._pause(attempt, retry_after)
+            self._pause(attempt, retry_after, ends)
         raise AssertionError("unreachable")
 
-    def _pause(self, attempt: int, retry_after: str | None) -> None:
-        delay = self.backoff * (2 ** attempt)
-        if retry_after is not None and retry_after.strip().isdigit():
-            delay = float(retry_after.strip())
-        time.sleep(min(delay, _MAX_PAUSE))
+    def _pause(self, attempt: int, retry_after: str | None, ends: float, *, dry: bool = False) -> bool:
+        """Wait before the next attempt (:func:`pause`); False, and no wait, when there is no time
+        for one before ``ends``."""
+        delay = pause(attempt, self.backoff, retry_after, ends)
+        if delay is not None and not dry:
+            time.sleep(delay)
+        return delay is not None
+
+    def _late(self, url: str) -> IndexFailure:
+        """The failure of a request still unanswered at its deadline."""
+        if self.deadline is not None:
+            return IndexFailure(redact_url(url), f"no complete answer within {self.deadline:g}s; given up")
+        return IndexFailure(redact_url(url), f"still sending after {request_deadline():g}s; given up "
+                                             "(raise HERMES_PM_REQUEST_DEADLINE)")
+
+    def _open_connection(self, url: str) -> http.client.HTTPConnection | None:
+        """This thread's connection to ``url``'s host, if it has one."""
+        parts = urlsplit(url)
+        found: http.client.HTTPConnection | None = self._local.__dict__.get("connections", {}).get(
+            (parts.scheme, parts.hostname, parts.port))
+        return found
 
     def _drop_connection(self, url: str) -> None:
-        parts = urlsplit(url)
-        connection = self._local.__dict__.get("connections", {}).get((parts.scheme, parts.hostname, parts.port))
+        connection = self._open_connection(url)
         if connection is not None:
             connection.close()
 
-    def _exchange_once(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
+    def _exchange_once(self, url: str, headers: Mapping[str, str], ends: float) -> http.client.HTTPResponse:
         """Send the request and read the status line, retrying once on a dropped keep-alive."""
         import http.client
 
@@ -291,35 +302,65 @@ class HttpClient:
             target, headers = split_credentials(url)[0], {**headers, **forwarded}
         for attempt in (1, 2):
             reused = connection.sock is not None
+            wait = self._bounded_wait(connection, ends, url)
             try:
                 asked = time.monotonic()  # a fresh connection's connect counts too: Latency keeps each host's shortest
-                connection.request("GET", target, headers=dict(headers))
-                response = connection.getresponse()
+                with watched(connection, ends):
+                    connection.request("GET", target, headers=dict(headers))
+                    response = connection.getresponse()
                 self.latency.observe(time.monotonic() - asked, host)
                 return response
             except _dropped() as exc:
                 connection.close()
+                if time.monotonic() >= ends:
+                    raise self._late(url) from None
                 if reused and attempt == 1:
                     continue
-                raise _failure(exc)(redact_url(url), describe(exc, self.timeout, host)) from None
+                raise _failure(exc)(redact_url(url), describe(exc, wait, host)) from None
             except (OSError, http.client.HTTPException) as exc:
                 connection.close()
-                raise _failure(exc)(redact_url(url), describe(exc, self.timeout, host)) from None
+                if time.monotonic() >= ends:
+                    raise self._late(url) from None
+                raise _failure(exc)(redact_url(url), describe(exc, wait, host)) from None
         raise AssertionError("unreachable")
 
+    def _bounded_wait(self, connection: http.client.HTTPConnection, ends: float, url: str) -> float:
+        """The socket timeout for this request: ``timeout``, or less when the deadline is nearer
+        (a connect and every read then end by it); past the deadline, its failure."""
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise self._late(url)
+        wait = min(self.timeout, left)
+        connection.timeout = wait
+        if connection.sock is not None:
+            connection.sock.settimeout(wait)
+        return wait
+
     def _read(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
-              encoding: str | None) -> bytes:
+              encoding: str | None, ends: float | None) -> bytes:
         """The whole body (decoded), or streamed into ``sink``; the connection stays reusable.
 
         A body kept in memory (a page, a metadata file) is bounded (:func:`body_bounds`): over
         the size, once decoded, or past the deadline it is an :class:`IndexFailure` and the
-        connection is closed."""
+        connection is closed. With ``ends`` (time.monotonic()), the body is done by then too."""
+        import contextlib
+
+        with watched(self._open_connection(url), ends) if ends is not None else contextlib.nullcontext():
+            try:
+                return self._read_body(response, url, sink, encoding, ends)
+            except IndexFailure:
+                if ends is not None and time.monotonic() >= ends:
+                    raise self._late(url) from None
+                raise
+
+    def _read_body(self, response: http.client.HTTPResponse, url: str, sink: Sink | None,
+                   encoding: str | None, ends: float | None) -> bytes:
         import http.client
 
         decoder = zlib.decompressobj(wbits=31) if (encoding or "").lower() == "gzip" else None
         chunks: list[bytes] = []
         write: Callable[[bytes], object] = sink.write if sink is not None else chunks.append
-        bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends())
+        bound = None if sink is not None else _Bound(url, *body_bounds(), self._operation_ends(), ends)
         try:
             # read1: what has arrived, so a sink that keeps its own deadline sees a slow drip too
             while chunk := response.read1(CHUNK):
@@ -349,21 +390,3 @@ def _whole(response: http.client.HTTPResponse, decoder: zlib._Decompress | None,
         response.close()
         raise IndexFailure(redact_url(url), "the body ended early (the connection was closed before its "
                                             "last byte); not used")
-
-
-class _Transient(IndexFailure):
-    """A connect failure worth retrying (:data:`_TRANSIENT`); an :class:`IndexFailure` like any."""
-
-
-def _failure(exc: BaseException) -> type[IndexFailure]:
-    return _Transient if isinstance(exc, _TRANSIENT) else IndexFailure
-
-
-def _retries_setting() -> int:
-    """``$HERMES_PM_HTTP_RETRIES`` (else ``$UV_HTTP_RETRIES``, as uv reads it), default 3."""
-    for variable in ("HERMES_PM_HTTP_RETRIES", "UV_HTTP_RETRIES"):
-        value = os.environ.get(variable, "").strip()
-        if value.isdigit():
-            return int(value)
-    return DEFAULT_RETRIES
-

@@ -23,12 +23,39 @@ _ADDRESSES: dict[tuple[str, int], list[Any]] = {}
 _ADDRESSES_LOCK = threading.Lock()
 
 
-def _addresses(host: str, port: int) -> list[Any]:
-    """``getaddrinfo`` once per (host, port) per process, one lookup at a time.
+def _addresses(host: str, port: int, timeout: float | None = None) -> list[Any]:
+    """``getaddrinfo`` once per (host, port) per process, one lookup at a time; with ``timeout``,
+    a lookup still unanswered after that many seconds is a :class:`TimeoutError` (the resolver's
+    own wait, 5 s a try, knows nothing of the request's deadline; the lookup goes on in its thread
+    and is kept when it answers).
 
     Many fetch threads opening their first connection at once each asked the resolver, and with
     some resolvers a burst of parallel lookups loses answers: every such connect then waited the
     resolver's 5 s timeout. Seen against the public file host; one cached lookup removes it."""
+    found = _ADDRESSES.get((host, port))
+    if found is not None:
+        return found
+    if timeout is None:
+        return _lookup(host, port)
+    answer: list[Any] = []
+
+    def lookup() -> None:
+        try:
+            answer.append(_lookup(host, port))
+        except OSError as exc:
+            answer.append(exc)
+
+    worker = threading.Thread(target=lookup, name="hermes-pm-lookup", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not answer:
+        raise TimeoutError(f"name lookup of {host!r} unanswered after {timeout:g}s")
+    if isinstance(answer[0], OSError):
+        raise answer[0]
+    return list(answer[0])
+
+
+def _lookup(host: str, port: int) -> list[Any]:
     import socket
 
     with _ADDRESSES_LOCK:
@@ -47,7 +74,7 @@ def _connect(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
         timeout = _DEFAULT_TIMEOUT
     host, port = address
     error: OSError | None = None
-    for family, kind, proto, _, target in _addresses(host, port):
+    for family, kind, proto, _, target in _addresses(host, port, None if timeout is _DEFAULT_TIMEOUT else timeout):
         sock = socket.socket(family, kind, proto)
         try:
             if timeout is not _DEFAULT_TIMEOUT:
@@ -119,6 +146,19 @@ def phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return ""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a request that failed with ``exc`` is worth asking again after a pause (as uv and
+    pip do): the connection was refused, reset or aborted (a server or proxy restarting, shedding
+    load), it timed out, or the name lookup failed for now (``EAI_AGAIN``, "Temporary failure in
+    name resolution": the resolver did not answer). A name that does not exist, a TLS failure or
+    a malformed answer is not."""
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return exc.errno == socket.EAI_AGAIN
+    return isinstance(exc, ConnectionRefusedError | ConnectionResetError | ConnectionAbortedError | TimeoutError)
 
 
 def describe(exc: BaseException, timeout: float, host: str) -> str:

@@ -2,8 +2,8 @@
 without a host release.
 
 The URL (https; file:// or a loopback http:// for a mirror on this machine) is read through pm's HTTP client — proxies,
-credentials through netrc, the deadline — at most every :data:`TTL` seconds, within
-:data:`TIMEOUT` and :data:`CAP` bytes; the copy is kept in pm's cache (``catalog-live/``) with
+credentials through netrc, retries of transient failures — at most every :data:`TTL` seconds, within
+:data:`TIMEOUT` seconds from the start of the request (a server dripping bytes included) and :data:`CAP` bytes; the copy is kept in pm's cache (``catalog-live/``) with
 when it was fetched. When the fetch fails, the last copy is used (however old), else none, and the
 notes say so, naming the URL and why. :func:`combined` then takes the live entries over the
 configured (or shipped) ones and unions every kill list: a removal reaches every home as soon as
@@ -88,7 +88,7 @@ def _ttl() -> float:
 def _fetch(url: str) -> bytes:
     from pm.index.http import HttpClient
 
-    client = HttpClient(timeout=TIMEOUT, retries=0)
+    client = HttpClient(timeout=TIMEOUT / 2, deadline=TIMEOUT)  # a silent first try leaves time for a second
     try:
         return client.get(url, limit=CAP).body
     finally:

@@ -49,6 +49,7 @@ class Declaration:
     excluded: tuple[Excluded, ...] = ()
     requires_python: SpecifierSet | None = None
     warnings: tuple[str, ...] = ()
+    entry_points: tuple[str, ...] = ()  # entry point groups (project.entry-points, scripts, gui-scripts)
 
 
 def read_declaration(root: Path, manifest: Manifest, *, watch: Watch = UNWATCHED) -> Declaration | None:
@@ -111,9 +112,28 @@ def _from_pyproject(source: TextFile, project: dict[str, Any], warnings: tuple[s
             problems.append(Problem(path, "project.requires-python", f"{quote(rp)} is not a valid version specifier"))
     entries = [(f"project.dependencies[{i}]", text) for i, text in enumerate(raw)]
     requirements, excluded = _parse_requirements(path, entries, problems)
+    groups = _entry_point_groups(path, project, problems)
     if problems:
         raise InputError(problems)
-    return Declaration(path, "pyproject", source.sha256, requirements, excluded, requires_python, warnings)
+    return Declaration(path, "pyproject", source.sha256, requirements, excluded, requires_python, warnings, groups)
+
+
+def _entry_point_groups(path: Path, project: dict[str, Any], problems: list[Problem]) -> tuple[str, ...]:
+    """The entry point groups ``project`` declares: its ``entry-points`` tables, ``console_scripts``
+    for ``scripts`` and ``gui_scripts`` for ``gui-scripts`` (PEP 621)."""
+    groups: list[str] = []
+    tables = project.get("entry-points", {})
+    if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
+        problems.append(Problem(path, "project.entry-points", f"must be a table of tables, got {quote(tables)}"))
+    else:
+        groups += sorted(tables)
+    for key, group in (("scripts", "console_scripts"), ("gui-scripts", "gui_scripts")):
+        table = project.get(key)
+        if table is not None and not isinstance(table, dict):
+            problems.append(Problem(path, f"project.{key}", f"must be a table, got {quote(table)}"))
+        elif table:
+            groups.append(group)
+    return tuple(groups)
 
 
 def _from_manifest(manifest: Manifest) -> Declaration:

@@ -116,6 +116,8 @@ def profile_homes(home: Path, *, watch: Watch = UNWATCHED) -> tuple[list[Path], 
     for folder in _listed(home / "profiles"):
         watch.folder(folder)
     for config in sorted((home / "profiles").glob("*/config.yaml")):
+        if config.parent.name.startswith("."):
+            continue  # not a profile: one being deleted (.deleting-NAME-PID), or hidden
         if is_within(config.parent, home, watch=watch):
             kept.append(config.parent)
         else:

@@ -2,7 +2,8 @@
 target? (``hermes pm catalog check``, issue 23.)
 
 Each entry is fetched at its pin (git at the commit, archives by sha256, as ``hermes plugins
-install`` fetches them) into a scratch folder, and its declaration read without importing
+install`` fetches them) into a scratch folder (:mod:`.scratch`: removed on SIGINT and SIGTERM too,
+and swept by the next run when a ``kill -9`` left it), and its declaration read without importing
 anything. Then, per target (every pair of ``--python-version`` and ``--platform`` values; the
 running interpreter when none is given):
 
@@ -19,7 +20,8 @@ The report is data (:class:`Report`), kept in a receipt of kind ``catalog-check`
 from __future__ import annotations
 
 import itertools
-import tempfile
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,10 @@ from pm.inputs.core import load_core
 from pm.inputs.settings import Flags, Settings
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Tagged, Union
+from pm.ops.scratch import scratch_folder
+
+#: Where entries are fetched: ``$TMPDIR/hermes-pm-catalog-*``, swept when a killed run left one.
+SCRATCH_PREFIX = "hermes-pm-catalog-"
 
 if TYPE_CHECKING:
     from pm.index.base import Source
@@ -122,7 +128,7 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
     report = Report(str(catalog.file), [_label(t) for t in targets], basis=_basis(settings))
     if previous is not None and (previous.get("basis") != report.basis or previous.get("targets") != report.targets):
         previous = None  # another core, other sources or other targets: nothing carries over
-    with tempfile.TemporaryDirectory(prefix="hermes-pm-catalog-") as scratch:
+    with scratch_folder(SCRATCH_PREFIX) as scratch:
         live = tuple(e for e in catalog.entries if e.name not in catalog.removed)
         for name in sorted({e.name for e in catalog.entries} - {e.name for e in live}):
             report.fetched[name] = f"removed: on the catalog's kill list{catalog.why_removed(name)}, not checked"
@@ -130,7 +136,8 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
             live = tuple(e for i, e in enumerate(sorted(live, key=lambda e: e.name)) if i % shard[1] == shard[0] - 1)
         unchanged = {e.name for e in live if previous is not None and previous.get("pins", {}).get(e.name) == e.pin
                      and e.name in previous.get("requirements", {})}
-        declarations = _fetch_all(tuple(e for e in live if e.name not in unchanged), Path(scratch), report)
+        declarations = _fetch_all(tuple(e for e in live if e.name not in unchanged), scratch, report)
+        _pause_point(scratch)
         report.pins = {e.name: e.pin for e in live}
         report.files = {e.name: e.file for e in catalog.entries if e.file}
         carried = _carried(report, previous, unchanged) if previous is not None else {}
@@ -200,6 +207,18 @@ def _carried(report: Report, previous: dict[str, Any], unchanged: set[str]) -> d
                                     v["pins"], v.get("pins_digest", ""), tuple(tuple(g) for g in v.get("groups", [])))
                             for v in previous["verdicts"] if v["entry"] == name]
     return carried
+
+
+def _pause_point(scratch: Path) -> None:
+    """Test hook: with ``HERMES_PM_PAUSE_AT=catalog-fetched``, write ``<scratch>/.paused`` once
+    every entry is fetched and wait to be killed (as :func:`pm.env.build.pause_point`)."""
+    from pm.env.build import PAUSE_ENV
+
+    if os.environ.get(PAUSE_ENV) != "catalog-fetched":
+        return
+    (scratch / ".paused").write_text(str(os.getpid()))
+    while True:  # pragma: no cover - ended by a signal from the test
+        time.sleep(0.05)
 
 
 def _label(target: Target) -> str:

@@ -25,14 +25,14 @@ def gc(home: Path, options: Options | None = None, reporter: Reporter = SILENT) 
         txn.draft.record(removed=removed, kept=kept, lapsed_leases=lapsed)
         txn.finish("ok", EXIT_OK)
 
-    txn = transaction(home, "gc", work, options, reporter, command="gc", gather_inputs=False)
+    txn = transaction(home, "gc", work, options, reporter, command="gc", gather_inputs=False, needs_config=False)
     return Result(txn.receipt)
 
 
 def rollback(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
     """``hermes pm rollback``: select the previous generation again if it is intact; otherwise
     refuse (failure kind ``rollback``) and change nothing."""
-    txn = transaction(home, "rollback", _rollback, options, reporter, command="rollback", gather_inputs=False)
+    txn = transaction(home, "rollback", _rollback, options, reporter, command="rollback", gather_inputs=False, needs_config=False)
     return Result(txn.receipt)
 
 

@@ -5,8 +5,10 @@ what the plugin brings.
 For each plugin a home installed from the catalog whose entry now names another pin:
 
 1. the new pin is fetched into a scratch folder and its declaration read (nothing imported);
-2. what widens is computed: a requirement that is new, or one whose specifier (or extras) admits a
-   version the installed one did not, and capabilities the entry gained;
+2. what widens is computed over every target the entry supports (:mod:`.widening`: a requirement
+   that is new or applies on more targets, extras, a specifier that admits a version the installed
+   one did not, ``python_runtime: external`` dropped, a new entry point group), and capabilities
+   the entry gained;
 3. a widening re-pin needs consent: ``accept`` (``--accept-repin NAME``) or ``ask`` (a person at a
    terminal); without it the plugin stays at its pin and the receipt names what widened and the
    command that consents;
@@ -24,19 +26,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
 from pm.base.commands import hermes
 from pm.base.errors import PmError
 from pm.inputs.catalog import Catalog, Entry
 from pm.inputs.union import Origin, Tagged
 from pm.ops.transaction import Transaction
+from pm.ops.widening import Brings, widening
 from pm.records.receipt import Draft
 
 if TYPE_CHECKING:
     from pm.env.plugin_install import Fetched
     from pm.inputs.declaration import Declaration
+    from pm.inputs.manifest import Manifest
+
+    Read = tuple[Declaration | None, Manifest]  # a pin's declaration and the manifest it was read with
 
 Ask = Callable[[str, list[str]], bool]
 
@@ -52,41 +56,10 @@ class Repin:
     why: str = ""
 
 
-def widened(old: list[Requirement], new: list[Requirement]) -> list[str]:
-    """What ``new`` brings that ``old`` did not, in words (empty: the same or narrower)."""
-    before = {canonicalize_name(r.name): r for r in old}
-    found = []
-    for requirement in new:
-        previous = before.get(canonicalize_name(requirement.name))
-        if previous is None:
-            found.append(f"a new requirement {str(requirement)!r}")
-        elif set(requirement.extras) - set(previous.extras):
-            found.append(f"{str(previous)!r} now asks for extras {sorted(set(requirement.extras) - set(previous.extras))}")
-        elif _admits_more(previous, requirement):
-            found.append(f"{str(previous)!r} widened to {str(requirement)!r}")
-    return found
-
-
-def _admits_more(old: Requirement, new: Requirement) -> bool:
-    """Whether ``new``'s specifier admits a version ``old``'s does not, probed at every bound
-    either names and just beside it (exact for the operators a declaration uses)."""
-    if not str(new.specifier):
-        return bool(str(old.specifier))
-    probes: set[Version] = set()
-    for spec in (*old.specifier, *new.specifier):
-        try:
-            bound = Version(spec.version.removesuffix(".*"))
-        except InvalidVersion:
-            return str(old.specifier) != str(new.specifier)
-        release = list(bound.release) + [0] * 2
-        probes |= {bound, Version(".".join(map(str, [*release[:2], release[2] + 1]))),
-                   Version(".".join(map(str, [release[0], release[1] + 1]))), Version(f"{release[0] + 1}"),
-                   Version(f"{bound.base_version}.post1"), Version(f"{bound.base_version}a0")}
-        if bound.release[-1] > 0:
-            probes.add(Version(".".join(map(str, [*bound.release[:-1], bound.release[-1] - 1]))))
-    probes.add(Version("0"))
-    return any(new.specifier.contains(v, prereleases=True) and not old.specifier.contains(v, prereleases=True)
-               for v in probes)
+def widened(old: list[Requirement], new: list[Requirement], platforms: tuple[str, ...] = ()) -> list[str]:
+    """What ``new`` brings that ``old`` did not, in words (empty: the same or narrower), on any
+    target of ``platforms`` (:func:`pm.ops.widening.widening`)."""
+    return widening(Brings(tuple(old)), Brings(tuple(new)), platforms)
 
 
 def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: Ask | None) -> list[Repin]:
@@ -122,11 +95,13 @@ def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object]
     from pm.inputs.manifest import read_manifest
 
     root = home / "plugins" / entry.name
-    old = read_declaration(root, read_manifest(root))
+    manifest = read_manifest(root)
+    old = (read_declaration(root, manifest), manifest)
     with staging_folder(home) as staging:  # the new pin, fetched once: read here, placed from here when it moves
         try:
             fetched = Fetched(*fetch_source(entry, entry.name, staging), staging)
-            new = read_declaration(fetched.root, read_manifest(fetched.root))
+            manifest = read_manifest(fetched.root)
+            new = (read_declaration(fetched.root, manifest), manifest)
         except PmError as exc:
             return Repin(entry.name, home, _pin_of(record), entry.pin, (), "refused",
                          f"the new pin could not be fetched: {exc}")
@@ -134,21 +109,20 @@ def _repin(txn: Transaction, home: Path, entry: Entry, record: dict[str, object]
 
 
 def _decide(txn: Transaction, home: Path, entry: Entry, record: dict[str, object], catalog: Catalog,
-            accept: frozenset[str], ask: Ask | None, declarations: tuple[Declaration | None, Declaration | None],
-            fetched: Fetched) -> Repin:
+            accept: frozenset[str], ask: Ask | None, declarations: tuple[Read, Read], fetched: Fetched) -> Repin:
     """Steps 2 to 5 of the module's list, for the new pin as ``fetched`` (declared as ``new``)."""
     from pm.env.plugin_install import place
 
     name = entry.name
     old_pin = _pin_of(record)
-    old, new = declarations
-    grew = widened(list(old.requirements) if old else [], list(new.requirements) if new else [])
+    (old, old_manifest), (new, new_manifest) = declarations
+    grew = widening(Brings.of(old, old_manifest), Brings.of(new, new_manifest), entry.platforms)
     had = record.get("capabilities")
     gained = sorted(set(entry.capabilities) - set(had if isinstance(had, list) else []))
     grew += [f"new capabilities {gained}"] if gained else []
     if grew and name not in accept and not (ask is not None and ask(name, grew)):
         return Repin(name, home, old_pin, entry.pin, tuple(grew), "needs-consent")
-    conflict = _admission(txn, name, new.requirements if new else ())
+    conflict = _admission(txn, name, new.requirements if new and not new_manifest.external else ())
     if conflict:
         return Repin(name, home, old_pin, entry.pin, tuple(grew), "refused", conflict)
     place(home, name, entry, catalog, fetched, force=True)

@@ -137,12 +137,22 @@ def select_generation(txn: Transaction, obtained: Obtained, message: str | None 
             txn.reporter.progress(f"selecting generation {generation.id}")
             pause_point("select", txn.home, txn.store)
             generations.select(txn.home, txn.store, generation)
+    _finish_profile_deletes(txn)
     if txn.draft.resolution is None:  # a successful receipt lists every file
         txn.draft.resolution = generation.record["resolution"]
     txn.draft.generation = generation.to_receipt(selected=True, restart_required=how != "current")
     default = {"current": ALREADY, "reused": f"selected generation {generation.id}, already built for these inputs",
                "built": f"built and selected generation {generation.id}"}[how]
     txn.finish("ok", EXIT_OK, message or default)
+
+
+def _finish_profile_deletes(txn: Transaction) -> None:
+    """A generation for the profiles on disk is selected: deletions a killed run began are done
+    (:mod:`pm.ops.pending`)."""
+    from pm.ops import pending
+
+    for name in pending.finish(txn.home, txn.store, watch=txn.watch):
+        txn.draft.warnings.append(f"finished deleting profile {name!r}, which an interrupted run had begun")
 
 
 @contextmanager

@@ -140,14 +140,17 @@ def _provider_remedy(inputs: Inputs, provider: str, shown_home: Path | None) -> 
 
 def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], options: Options | None = None,
                 reporter: Reporter = SILENT, *, candidate: str | None = None, command: str | None = None,
-                lock: bool = True, gather_inputs: bool = True) -> Transaction:
+                lock: bool = True, gather_inputs: bool = True, needs_config: bool = True) -> Transaction:
     """Run ``work`` as operation ``kind`` on ``home``'s environment (steps in the module
     docstring); returns the transaction, its receipt finished and written, ``work``'s return value
     in :attr:`Transaction.value` (None when it did not get to run or failed).
 
     ``command`` is the command as :mod:`pm.env.managed` names it (``sync``, ``plugins-enable`` …):
     given, a managed environment refuses before anything else. ``lock=False`` for read-only
-    operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs)."""
+    operations; ``gather_inputs=False`` when ``work`` gathers (or needs no inputs). The home's
+    config is read before the lock is waited for: when it is broken the operation is refused at
+    once, naming the file and key, unless ``needs_config=False`` (gc, uninstall: they work without
+    it)."""
     options = options or Options()
     env_home = environment_home(home, watch=options.watch)
     txn = Transaction(env_home, options, reporter, Draft(kind, env_home, candidate=candidate),
@@ -157,7 +160,7 @@ def transaction(home: Path, kind: str, work: Callable[[Transaction], Any], optio
             check_name(candidate)
         if command is not None:
             managed.check(env_home, command, watch=options.watch)
-        with _locked(txn, lock):
+        with _locked(txn, lock, needs_config):
             if gather_inputs:
                 txn.gather(candidate)
             txn.value = work(txn)
@@ -179,22 +182,26 @@ def fail(draft: Draft, exc: PmError) -> Receipt:
 
 
 @contextlib.contextmanager
-def _locked(txn: Transaction, lock: bool) -> Iterator[None]:
+def _locked(txn: Transaction, lock: bool, needs_config: bool) -> Iterator[None]:
     if not lock:
         yield
         return
-    with home_lock(txn.home, txn.store, timeout=_lock_timeout(txn), notify=txn.reporter.notice):
+    with home_lock(txn.home, txn.store, timeout=_lock_timeout(txn, needs_config), notify=txn.reporter.notice):
         yield
 
 
-def _lock_timeout(txn: Transaction) -> float:
-    """``--lock-timeout``, else the home's ``pm.lock_timeout``, else :data:`LOCK_TIMEOUT`."""
-    if txn.options.lock_timeout is not None:
-        return checked_timeout(txn.options.lock_timeout)
+def _lock_timeout(txn: Transaction, needs_config: bool) -> float:
+    """``--lock-timeout``, else the home's ``pm.lock_timeout``, else :data:`LOCK_TIMEOUT`. The
+    config is read (and checked) first either way: a broken one is refused here, before any wait,
+    when the operation ``needs_config``."""
     try:
         configured = read_config(txn.home, watch=txn.watch).pm.get("lock_timeout")
     except InputError:
-        return LOCK_TIMEOUT  # gathering the inputs reports the broken config
+        if needs_config:
+            raise
+        configured = None
+    if txn.options.lock_timeout is not None:
+        return checked_timeout(txn.options.lock_timeout)
     return LOCK_TIMEOUT if configured is None else float(configured)  # checked by read_config
 
 

@@ -9,8 +9,9 @@ before anything is removed.
   selection, leases; the receipts stay, this one included) and keeps the user's things:
   ``config.yaml``, ``.env``, ``plugins/**``, ``profiles/``, provider data. A generation a running
   process holds blocks it. Afterwards ``hermes pm sync`` builds the environment again.
-- ``profile delete NAME`` removes ``<primary>/profiles/NAME/`` and then syncs the environment
-  without that profile's selection. Its ``plugins/`` holds installed plugins: the deletion is
+- ``profile delete NAME`` records its intent (:mod:`.pending`), removes ``<primary>/profiles/NAME/``
+  and then syncs the environment without that profile's selection; killed in between, running it
+  again (or the next sync) finishes the removal and the rebuild. Its ``plugins/`` holds installed plugins: the deletion is
   refused unless ``remove_plugins`` says to remove them too (the explicit remove), so nothing under
   ``plugins/**`` ever goes without being asked for by name.
 
@@ -30,6 +31,7 @@ from pm.base.names import check_name
 from pm.base.store import Store
 from pm.env import generations, leases
 from pm.inputs.settings import environment_home
+from pm.ops import pending
 from pm.ops.failures import RemovalRefused
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import resolve_in
@@ -61,11 +63,12 @@ class RemovalPlan:
     plugins: tuple[str, ...] = ()
     blockers: tuple[str, ...] = ()
     steps: tuple[str, ...] = field(default=())
+    resumed: bool = False  # finishing a deletion a killed run began (pm.ops.pending)
 
     def to_json(self) -> dict[str, object]:
         return {"what": self.what, "target": str(self.target), "remove": [str(p) for p in self.remove],
                 "keep": [str(p) for p in self.keep], "plugins": list(self.plugins),
-                "blockers": list(self.blockers), "steps": list(self.steps)}
+                "blockers": list(self.blockers), "steps": list(self.steps), "resumed": self.resumed}
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -92,9 +95,12 @@ def plan_uninstall(home: Path) -> RemovalPlan:
 
 
 def plan_profile_delete(home: Path, name: str, *, remove_plugins: bool = False) -> RemovalPlan:
-    """The plan of deleting profile ``name`` of ``home``'s environment."""
+    """The plan of deleting profile ``name`` of ``home``'s environment (or of finishing its
+    deletion, when a killed run began it)."""
     check_name(name, "profile name")
     env_home = environment_home(Path(home).expanduser().absolute())
+    if (resumed := _interrupted(env_home, name)) is not None:
+        return resumed
     profiles = env_home / "profiles"
     known = [p.name for p in _entries(profiles) if p.is_dir() and not p.name.startswith(".")]
     profile = profiles / name
@@ -124,7 +130,7 @@ def uninstall(home: Path, options: Options | None = None, reporter: Reporter = S
                              "build the environment again from config.yaml and plugins/")
         txn.finish("ok", EXIT_OK, _done(plan, dry_run))
 
-    txn = transaction(home, "uninstall", work, options, reporter, command="uninstall", gather_inputs=False)
+    txn = transaction(home, "uninstall", work, options, reporter, command="uninstall", gather_inputs=False, needs_config=False)
     return Result(txn.receipt)
 
 
@@ -133,12 +139,13 @@ def profile_delete(home: Path, name: str, options: Options | None = None, report
     """Delete profile ``name`` (module docstring); then sync the environment when one is selected."""
     def work(txn: Transaction) -> None:
         plan = _checked(plan_profile_delete(txn.home, name, remove_plugins=remove_plugins), txn, dry_run)
-        if dry_run:
-            txn.finish("ok", EXIT_OK, _done(plan, dry_run))
-            return
-        _remove_profile(txn.home, plan.target)
         message = _done(plan, dry_run)
+        if dry_run:
+            txn.finish("ok", EXIT_OK, message)
+            return
+        _remove(txn, plan)
         if generations.selected(txn.home) is None:
+            pending.clear(txn.home, txn.store, name)
             txn.finish("ok", EXIT_OK, message)
             return
         txn.draft.record(profile_deleted=str(plan.target))
@@ -169,6 +176,30 @@ def _checked(plan: RemovalPlan, txn: Transaction, dry_run: bool) -> RemovalPlan:
     return plan
 
 
+def _interrupted(env_home: Path, name: str) -> RemovalPlan | None:
+    """The plan of finishing a deletion of ``name`` a killed run began (:mod:`.pending`): its
+    record is there and the profile is out of ``profiles/`` already."""
+    profile = env_home / "profiles" / name
+    if name not in pending.pending(env_home) or profile.exists() or profile.is_symlink():
+        return None
+    return RemovalPlan("profile-delete", profile, tuple(pending.leftovers(env_home, name)),
+                       tuple(p for p in (env_home / "plugins",) if p.is_dir()), resumed=True)
+
+
+def _remove(txn: Transaction, plan: RemovalPlan) -> None:
+    """Record the intent, then remove the profile (or what a killed run left of it)."""
+    from pm.env.build import pause_point
+
+    name = plan.target.name
+    if plan.resumed:
+        pending.sweep(txn.home, name)
+    else:
+        pending.record(txn.home, txn.store, name)
+        pause_point("profile-delete-recorded", txn.home, txn.store)
+        _remove_profile(txn.home, plan.target)
+    pause_point("profile-delete-removed", txn.home, txn.store)
+
+
 def _remove_profile(env_home: Path, profile: Path) -> None:
     """Rename the profile out of ``profiles/`` first (one step, so no half profile is ever read
     as live), then remove the renamed folder."""
@@ -179,10 +210,16 @@ def _remove_profile(env_home: Path, profile: Path) -> None:
         os.replace(profile, doomed)
     except OSError as exc:
         raise PmError(f"{profile}: cannot delete the profile: {exc.strerror or exc}") from exc
+    from pm.env.build import pause_point
+
+    pause_point("profile-delete-renamed", env_home, Store.for_home(env_home))
     store.remove_tree(doomed)
 
 
 def _done(plan: RemovalPlan, dry_run: bool) -> str:
+    if plan.resumed:
+        verb = "would finish deleting" if dry_run else "finished deleting"
+        return f"{verb} profile {plan.target.name!r} ({plan.target}), which an interrupted run had begun"
     verb = "would remove" if dry_run else "removed"
     if plan.what == "uninstall":
         if not plan.remove:

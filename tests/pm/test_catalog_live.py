@@ -120,3 +120,79 @@ def test_a_home_with_a_live_catalog_installs_nothing_it_removed_and_check_stays_
     (folder / "catalog.json").unlink()
     offline = catalog_for(home, fetch=False)  # the kept copy, no request (the server would say 404 now)
     assert [e.name for e in offline.entries] == ["alpha", "beta"] and offline.notes == ()
+
+
+class _Server:
+    """A bare HTTP server on 127.0.0.1 whose ``answer(conn, n)`` writes the n-th answer itself."""
+
+    def __init__(self, answer) -> None:  # type: ignore[no-untyped-def]
+        import socket
+
+        self.answer, self.count = answer, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/catalog.json"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.count += 1
+            threading.Thread(target=self._one, args=(conn, self.count), daemon=True).start()
+
+    def _one(self, conn, n: int) -> None:  # type: ignore[no-untyped-def]
+        with conn:
+            buffer = b""
+            while b"\r\n\r\n" not in buffer and (chunk := conn.recv(4096)):
+                buffer += chunk
+            try:
+                self.answer(conn, n)
+            except OSError:
+                pass
+
+
+def _drip(conn, n: int) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    body = _catalog(["alpha"], [])
+    for byte in b"HTTP/1.1 200 OK\r\n" + f"Content-Length: {len(body)}\r\n\r\n".encode() + body:
+        conn.sendall(bytes([byte]))
+        time.sleep(1.0)
+
+
+def test_a_server_dripping_a_byte_a_second_is_given_up_within_the_five_seconds(tmp_path) -> None:
+    """Issue 34 finding 6: one byte a second kept `plugins install` waiting 162 s, home lock held."""
+    import time
+
+    server = _Server(_drip)
+    started = time.monotonic()
+    catalog, notes = live_catalog(server.url, tmp_path / "cache", now=0.0)
+    assert time.monotonic() - started < 5.5
+    assert catalog is None
+    assert notes == [f"the live catalog {server.url} could not be read ({server.url}: no complete answer within 5s; "
+                     "given up) and no copy is kept; using the configured catalog alone"]
+
+
+def test_a_transient_failure_of_the_live_catalog_is_asked_again_within_the_deadline(tmp_path, monkeypatch) -> None:
+    """A 503, then a first connection that says nothing: each is asked again after a pause, and
+    the catalog is read within the five seconds."""
+    import time
+
+    monkeypatch.setenv("HERMES_PM_HTTP_RETRIES", "3")
+    body = _catalog(["alpha"], ["gamma"])
+
+    def flaky(conn, n: int) -> None:  # type: ignore[no-untyped-def]
+        if n == 1:
+            conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
+        elif n == 2:
+            time.sleep(4)
+        else:
+            conn.sendall(b"HTTP/1.1 200 OK\r\n" + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+    server = _Server(flaky)
+    started = time.monotonic()
+    catalog, notes = live_catalog(server.url, tmp_path / "cache", now=0.0)
+    assert notes == [] and [e.name for e in catalog.entries] == ["alpha"] and catalog.removed == ("gamma",)
+    assert server.count == 3 and time.monotonic() - started < 5

@@ -184,3 +184,14 @@ def test_manifest_symlink_escaping_the_root_is_refused(tmp_path):
     root.mkdir()
     (root / "plugin.yaml").symlink_to(outside)
     assert problems(root, {}) == [f"{root / 'plugin.yaml'}: is a symlink that escapes {root}"]
+
+
+def test_entry_point_groups_are_read_for_the_repin_rule(tmp_path):
+    """Issue 34: a new entry point group is something a re-pin brings (pm.ops.widening)."""
+    write(tmp_path, {"pyproject.toml": '[project]\nname="p"\ndependencies=[]\n[project.scripts]\np="p:main"\n'
+                                       '[project.entry-points."hermes_agent.plugins"]\np="p"\n'})
+    assert declare(tmp_path).entry_points == ("hermes_agent.plugins", "console_scripts")
+    write(tmp_path, {"pyproject.toml": '[project]\nname="p"\nentry-points = "no"\n'})
+    with pytest.raises(InputError) as caught:
+        declare(tmp_path)
+    assert str(caught.value) == f"{tmp_path / 'pyproject.toml'}: project.entry-points: must be a table of tables, got 'no'"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,50 @@ def test_a_timeout_from_the_environment_that_is_no_timeout_keeps_the_default(mon
     assert body_bounds()[1] == REQUEST_DEADLINE
     monkeypatch.setenv(TIMEOUT_ENV, "2.5")
     assert timeout() == 2.5
+
+
+_HOLD = """
+import sys, time
+import os
+from pathlib import Path
+from pm.base.lock import home_lock
+from pm.base.store import Store
+home = Path(sys.argv[1])
+with home_lock(home, Store.for_home(home)):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize(("text", "key", "says"), [
+    ("pm:\n  lock_timeout: .nan\n", "pm.lock_timeout", "must be a finite number, 0 or more, got nan"),
+    ("pm:\n  index_url: 5\n", "pm.index_url", "must be str, got 5"),
+    ("plugins:\n  enabled: notes\n", "plugins.enabled", "must be a list of plugin names, got str 'notes'"),
+])
+def test_a_broken_config_is_refused_before_any_wait_for_the_lock(capsys: Any, tmp_path: Path, text: str,
+                                                                 key: str, says: str) -> None:
+    """Issue 34: with the home lock held by another process, `pm sync` on a broken config waited
+    for the lock (600 s by default) before it said the config was broken. Now it says so at once.
+    The holder lets go after 8 s, so before the fix this failed on the time, not by hanging."""
+    import subprocess
+    import sys
+    import time
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text(text)
+    root = Path(__file__).resolve().parents[2]
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(home), "8"], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        started = time.monotonic()
+        result = pm(capsys, home, "sync")
+        waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.code == 1
+    assert f"{home / 'config.yaml'}: {key}: {says}" in result.err
+    assert "waiting for another pm process" not in result.err
+    assert waited < 3, waited

@@ -108,6 +108,43 @@ def test_a_repin_that_collides_with_core_keeps_the_old_pin(setup) -> None:
     assert "sharedlib" in warning
 
 
+def _commit_manifest(repo: Path, manifest: dict[str, object]) -> str:
+    from pm.testing.catalogs import GIT
+
+    (repo / "plugin.yaml").write_text(json.dumps({"name": "web", **manifest}))
+    subprocess.run([*GIT, "commit", "--quiet", "-am", "new pin"], cwd=repo, check=True)
+    return subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_a_repin_that_drops_a_marker_or_python_runtime_external_needs_consent(setup) -> None:
+    """Issue 34 finding 2: both moved without consent, since the requirement texts compared
+    equal or narrower. A marker that applied on Windows only now applies everywhere; a plugin that
+    brought its own interpreter now joins the union."""
+    home, repo, publish = setup
+    windows_only = _commit(repo, ["tinyhttp>=1.0,<2; sys_platform == 'win32'"])
+    publish(windows_only)
+    assert update(home).code == 0 and _pin(home) == f"commit {windows_only}"  # narrower: moved, not asked
+    everywhere = _commit(repo, ["tinyhttp>=1.0,<2"])
+    publish(everywhere)
+    done = update(home)
+    assert _pin(home) == f"commit {windows_only}"
+    (warning,) = [w for w in done.receipt.warnings if "stays at" in w]
+    assert warning.endswith("which brings 'tinyhttp<2,>=1.0; sys_platform == \"win32\"' widened to "
+                            "'tinyhttp<2,>=1.0' (it now applies on darwin arm64 / Python 3.8.0)")
+
+    external = _commit_manifest(repo, {"pip_dependencies": ["tinyhttp>=1.0,<2"], "python_runtime": "external"})
+    publish(external)
+    assert update(home, accept=frozenset({"web"})).code == 0 and _pin(home) == f"commit {external}"
+    joins = _commit_manifest(repo, {"pip_dependencies": ["tinyhttp>=1.0,<2"]})
+    publish(joins)
+    done = update(home)
+    assert _pin(home) == f"commit {external}"
+    (warning,) = [w for w in done.receipt.warnings if "stays at" in w]
+    assert warning.endswith("which brings python_runtime: external dropped: it joins the union; "
+                            "a new requirement 'tinyhttp<2,>=1.0'")
+
+
 @pytest.mark.parametrize(("old", "new", "grew"), [
     ("a>=1,<2", "a>=1,<2", False), ("a>=1,<2", "a>=1.5,<2", False), ("a>=1,<2", "a>=1,<3", True),
     ("a==1.0", "a==1.*", True), ("a~=1.4", "a>=1.4,<2", False), ("a>=1", "a", True), ("a", "a>=1", False),
