@@ -40,12 +40,12 @@ def _list(text: str, key: str, names: tuple[str, ...], present: bool) -> str:
     if not present:
         return _without(text, "plugins", key) if written else text
     current = [str(n) for n in section.get(key) or []]
+    for name in names:  # adds first: a line an earlier removal commented out comes back in place
+        if name not in current:
+            text = change_list(text, key, add=name)
     for name in current:
         if name not in names:
             text = change_list(text, key, remove=name)
-    for name in names:
-        if name not in current:
-            text = change_list(text, key, add=name)
     now = _section(text, "plugins")
     if key not in now or [str(n) for n in now[key] or []] != list(names):
         text = set_list(text, key, list(names))  # another order, or the key written anew
