@@ -27,6 +27,7 @@ from pm.base.files import TextFile
 from pm.base.store import Store
 from pm.env import generations
 from pm.env.generations import Generation
+from pm.env.history import UnknownGeneration, find
 from pm.inputs.config import CONFIG_NAME, HomeConfig, parse_config
 from pm.inputs.recorded import SavedHome
 from pm.ops.options import SILENT, Options, Reporter
@@ -52,9 +53,8 @@ def refusal_message(refused: RollbackRefused) -> str:
         "no-previous": "there is no previous generation",
         "missing": f"{which} is missing or incomplete",
         "damaged": f"{which} is damaged: {refused.detail}",
-        "no-selection": f"{which} does not record the plugin selection it was built from (a pm before "
-                        "rollbacks restored it built it), so rolling back to it could not restore the selection; "
-                        "nothing is guessed",
+        "no-selection": f"{which} does not record the plugin selection it was built from (an older pm "
+                        "built it), so rolling back to it could not restore that selection; nothing is guessed",
     }[refused.why]
 
 
@@ -103,6 +103,9 @@ def _rollback(txn: Transaction, to: str | None) -> int:
         if saved is None:
             raise RollbackRefused("no-selection", target.id, default=to is None)
         edits, warnings = _plan(home, target, saved)
+    except UnknownGeneration:
+        draft.step(hermes("pm", "generations", home=txn.options.shown_home), "list the generations to go back to")
+        raise
     except PmError:
         draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                    "build a fresh generation for the current inputs instead")
@@ -122,8 +125,6 @@ def _rollback(txn: Transaction, to: str | None) -> int:
 
 def _target(home: Path, to: str | None, state: dict[str, Any]) -> Generation:
     """The generation to roll back to, intact; raises RollbackRefused or UnknownGeneration."""
-    from pm.env.history import find
-
     target = find(home, to) if to is not None else generations.previous(home)
     if target is None:
         gone = state.get("previous")
