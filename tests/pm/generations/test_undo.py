@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
-
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from agent.cli import main as hermes
 from pm.env import generations
+from pm.env.history import Changes
+from pm.ops.rollback import rollback
 from pm.ops.sync import ALREADY
 from pm.testing import LocalIndex, add_plugin, add_profile, index_from_spec, tree_digest
 
@@ -200,6 +201,11 @@ def test_rollback_refuses_a_generation_that_is_not_intact(home: Path, capsys) ->
     assert refused.code == 1
     assert refused.err.startswith(f"error: cannot roll back: generation {g1} is damaged: beta==1.0 is missing\n")
     assert (home / "config.yaml").read_bytes() == config and selected(home) == g2
+    done = rollback(home, to=g1[:21])  # the operation, as the dashboard runs it; the id's time
+    assert (done.receipt.outcome, done.receipt.exit_code, done.receipt.generation) == ("refused", 1, None)
+    assert done.receipt.failure == {"kind": "rollback", "url": None,
+                                    "message": f"generation {g1} is damaged: beta==1.0 is missing"}
+    assert [s["command"] for s in done.receipt.next_steps] == ["hermes pm sync"]  # no --home: none was shown
     listed = pm(capsys, home, "generations")
     assert f"! {g1} is damaged: beta==1.0 is missing" in listed.err
     assert pm(capsys, home, "generations", "--json").data["generations"][0]["problems"] == ["beta==1.0 is missing"]
@@ -252,3 +258,12 @@ def test_rollback_restores_every_profile_sharing_the_environment(home: Path, cap
     assert f"profile 'late' was made after generation {done.data['generation']['id']} was built; its selection is " \
            "left as it is" in done.data["warnings"]
     assert (late / "config.yaml").read_text() == "{}\n"
+
+
+def test_changes_between_two_sets_of_pins() -> None:
+    changes = Changes.between({"a": "1", "B": "1", "c": "1"}, {"a": "2", "c": "1", "d": "1"})
+    assert changes == Changes(added=(("d", "1"),), removed=(("B", "1"),), moved=(("a", "1", "2"),))
+    assert changes.lines() == ["~ a 1 -> 2", "- B==1", "+ d==1"]
+    assert changes.summary() == "~a 1 -> 2, -B==1, +d==1"
+    assert changes.summary(longest=2) == "+1 -1 ~1"
+    assert Changes.between({"a": "1"}, {"a": "1"}).summary() == "none"
