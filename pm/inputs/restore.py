@@ -20,9 +20,9 @@ def restored(text: str, saved: SavedHome) -> str:
     were), absent keys and sections removed again; every other line stays. Raises
     :class:`ConfigEditError` when the result would not hold exactly ``saved``'s selection."""
     keys = saved.keys
-    text = _list(text, "enabled", saved.enabled, "plugins.enabled" in keys)
-    text = _list(text, "disabled", saved.disabled, "plugins.disabled" in keys)
-    text = _provider(text, saved.memory_provider, "memory.provider" in keys)
+    text = _list(text, "enabled", saved.enabled, keys)
+    text = _list(text, "disabled", saved.disabled, keys)
+    text = _provider(text, saved.memory_provider, keys)
     for section in ("plugins", "memory"):
         if section not in keys:
             text = _drop_if_empty(text, section)
@@ -34,11 +34,10 @@ def restored(text: str, saved: SavedHome) -> str:
     return text
 
 
-def _list(text: str, key: str, names: tuple[str, ...], present: bool) -> str:
+def _list(text: str, key: str, names: tuple[str, ...], keys: tuple[str, ...]) -> str:
     section = _section(text, "plugins")
-    written = key in section
-    if not present:
-        return _without(text, "plugins", key) if written else text
+    if f"plugins.{key}" not in keys:
+        return _without(text, "plugins", key, keys) if key in section else text
     current = [str(n) for n in section.get(key) or []]
     for name in names:  # adds first: a line an earlier removal commented out comes back in place
         if name not in current:
@@ -52,10 +51,10 @@ def _list(text: str, key: str, names: tuple[str, ...], present: bool) -> str:
     return text
 
 
-def _provider(text: str, provider: str | None, present: bool) -> str:
+def _provider(text: str, provider: str | None, keys: tuple[str, ...]) -> str:
     section = _section(text, "memory")
-    if not present:
-        return _without(text, "memory", "provider") if "provider" in section else text
+    if "memory.provider" not in keys:
+        return _without(text, "memory", "provider", keys) if "provider" in section else text
     if section.get("provider") == provider and "provider" in section:
         return text
     if provider is None:  # the file wrote `provider:` with no name
@@ -64,9 +63,14 @@ def _provider(text: str, provider: str | None, present: bool) -> str:
     return set_value(text, "memory", "provider", provider)
 
 
-def _without(text: str, section: str, key: str) -> str:
+def _without(text: str, section: str, key: str, keys: tuple[str, ...]) -> str:
+    """``text`` without ``section.key``; a section left empty goes too, unless ``keys`` (what the
+    recorded file wrote) has it (then it stays, as ``section:``)."""
     data = _mapping(text)
-    return set_mapping(text, {**data, section: {k: v for k, v in _section(text, section).items() if k != key}})
+    rest = {k: v for k, v in _section(text, section).items() if k != key}
+    if rest or section in keys:
+        return set_mapping(text, {**data, section: rest or None})
+    return set_mapping(text, {k: v for k, v in data.items() if k != section})
 
 
 def _drop_if_empty(text: str, section: str) -> str:

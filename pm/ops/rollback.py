@@ -147,7 +147,8 @@ def _plan(home: Path, target: Generation, saved: tuple[SavedHome, ...]) -> tuple
     for entry in saved:
         where = home if entry.profile is None else home / "profiles" / entry.profile
         recorded.add(where)
-        if entry.profile is not None and not (where / CONFIG_NAME).is_file():
+        if entry.profile is not None and (entry.profile in ("", ".", "..") or "/" in entry.profile
+                                          or not (where / CONFIG_NAME).is_file()):
             warnings.append(f"profile {entry.profile!r} is gone since generation {target.id} was built; "
                             "its selection is not restored")
             continue

@@ -51,7 +51,7 @@ def test_an_enable_then_a_disable_is_undone_in_one_step() -> None:
 
 
 def test_memory_provider_comes_back_or_goes_away() -> None:
-    before = "# agent\nmodel: x\n"
+    before = "# agent\nmodel: x  # a comment the whole-file rewrite would lose\n"
     chosen = set_value(change_list(before, "enabled", add="honcho"), "memory", "provider", "honcho")
     assert restored(chosen, saved_from(before)) == before
     mine = "memory:\n  provider: mem0  # mine\n  mem0: {region: eu-west}\n"

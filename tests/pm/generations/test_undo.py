@@ -14,6 +14,7 @@ import pytest
 from agent.cli import main as hermes
 from pm.env import generations
 from pm.env.history import Changes
+from pm.ops.admit import choose_memory_provider
 from pm.ops.rollback import rollback
 from pm.ops.sync import ALREADY
 from pm.testing import LocalIndex, add_plugin, add_profile, index_from_spec, tree_digest
@@ -88,6 +89,18 @@ def test_rollback_after_a_disable_enables_it_again_in_its_place(home: Path, caps
     assert (home / "config.yaml").read_text() == "plugins:\n  enabled:\n    # - notes  # first\n    - search\n"
     assert pm(capsys, home, "rollback").code == 0
     assert (home / "config.yaml").read_bytes() == before and selected(home) == g1
+    assert pm(capsys, home, "sync", "--json").data["message"] == ALREADY
+
+
+def test_rollback_takes_back_a_memory_provider_chosen_since(home: Path, capsys) -> None:
+    add_plugin(home / "plugins", "recall", style="manifest", dependencies=["epsilon"], category="memory")
+    g1 = started(home, capsys)
+    assert choose_memory_provider(home, "recall") is None  # what `hermes memory setup recall` records
+    assert pm(capsys, home, "sync").code == 0  # memory.provider makes it a member
+    assert "epsilon" in generations.selected(home).pins
+    assert pm(capsys, home, "rollback").code == 0
+    assert (home / "config.yaml").read_text() == CONFIG and selected(home) == g1
+    assert latest(home)["rollback"]["configs"][0]["changed"] == {"memory.provider": {"from": "recall", "to": None}}
     assert pm(capsys, home, "sync", "--json").data["message"] == ALREADY
 
 
@@ -251,6 +264,7 @@ def test_rollback_restores_every_profile_sharing_the_environment(home: Path, cap
     assert (tree_digest(home / "plugins"), tree_digest(work / "plugins")) == plugins
     assert pm(capsys, work, "sync", "--json").data["message"] == ALREADY  # from the profile too
     assert pm(capsys, work, "check").code == 0
+    assert pm(capsys, work, "generations", "--json").data["home"] == str(home)  # the environment's
 
     late = add_profile(home, "late")  # made after every generation: left as it is, and said so
     done = pm(capsys, home, "rollback", "--json")
