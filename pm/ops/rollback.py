@@ -17,6 +17,7 @@ under ``plugins/**`` (invariant 2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,10 +111,8 @@ def _rollback(txn: Transaction, to: str | None) -> int:
         draft.step(hermes("pm", "sync", home=txn.options.shown_home),
                    "build a fresh generation for the current inputs instead")
         raise
-    _write(edits)
     was = state.get("selected")
-    if was != target.id:
-        generations.select(home, txn.store, target)
+    _write(edits, lambda: generations.select(home, txn.store, target) if was != target.id else None)
     draft.generation = target.to_receipt(selected=True, restart_required=was != target.id)
     draft.record(rollback={"from": was, "to": target.id, "configs": [e.to_json() for e in edits]})
     draft.record(message=f"generation {target.id} is selected again (was {was})" if was != target.id
@@ -166,9 +165,9 @@ def _plan(home: Path, target: Generation, saved: tuple[SavedHome, ...]) -> tuple
     return edits, warnings
 
 
-def _write(edits: list[Edit]) -> None:
-    """Write every edit, each only if its file is unchanged; on a failure put back the files
-    already written, then let the failure go on."""
+def _write(edits: list[Edit], select: Callable[[], object]) -> None:
+    """Write every edit, each only if its file is unchanged, then ``select``; on a failure put
+    back the files already written, then let the failure go on."""
     from pm.ops.config_file import write_config
 
     done: list[Edit] = []
@@ -176,6 +175,7 @@ def _write(edits: list[Edit]) -> None:
         for edit in edits:
             write_config(edit.path.parent, edit.before, edit.after)
             done.append(edit)
+        select()
     except PmError:
         for edit in done:
             Store(edit.path.parent).write_bytes(edit.path, edit.before)

@@ -281,3 +281,17 @@ def test_changes_between_two_sets_of_pins() -> None:
     assert changes.summary() == "~a 1 -> 2, -B==1, +d==1"
     assert changes.summary(longest=2) == "+1 -1 ~1"
     assert Changes.between({"a": "1"}, {"a": "1"}).summary() == "none"
+
+
+def test_a_config_that_cannot_be_read_refuses_the_rollback_and_nothing_changes(home: Path, capsys) -> None:
+    work = add_profile(home, "work", config={"plugins": {"enabled": []}})
+    g1 = started(home, capsys)
+    g2 = enable(capsys, home, "search")
+    (work / "config.yaml").write_text("plugins:\n  enabled: yes\n")  # broken since g1 was built
+    config, state = (home / "config.yaml").read_bytes(), (home / "pm" / "state.json").read_bytes()
+    refused = pm(capsys, home, "rollback", "--to", g1)
+    assert refused.code == 1
+    assert refused.err.splitlines()[0] == (f"error: {work / 'config.yaml'}: plugins.enabled: must be a list of plugin "
+                                           "names, got bool True")
+    assert (home / "config.yaml").read_bytes() == config and (home / "pm" / "state.json").read_bytes() == state
+    assert selected(home) == g2 and latest(home)["failure"]["kind"] == "config"
