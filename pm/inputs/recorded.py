@@ -13,10 +13,11 @@ and nothing is guessed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from pm.base.names import BUILTIN_PROVIDER
 from pm.inputs.config import CONFIG_NAME, HomeConfig
 from pm.inputs.selection import HomeSelection, Selection
 
@@ -65,6 +66,22 @@ class SavedHome:
         kept = [n for n in self.enabled if n not in self.disabled and n.rsplit("/", 1)[-1] not in self.disabled]
         provider = self.memory_provider
         return (*kept, *([f"memory.provider={provider}"] if provider and provider not in kept else []))
+
+    def for_file(self, now: HomeConfig) -> SavedHome:
+        """What to write back to a file that holds ``now``: this selection, except that the
+        ``memory.provider`` it names now stays when neither it nor the recorded one selects a
+        plugin that the recorded ``plugins.enabled`` does not (listed there, by key or leaf name, or
+        the host's own provider). ``hermes memory setup`` names the provider after the generation
+        that admitted it was built; a rollback past a later change must not take it away."""
+        if now.memory_provider == self.memory_provider or not (
+                self._lists(now.memory_provider) and self._lists(self.memory_provider)):
+            return self
+        keys = (*(k for k in self.keys if not k.startswith("memory")), *(k for k in now.keys if k.startswith("memory")))
+        return replace(self, memory_provider=now.memory_provider, keys=keys)
+
+    def _lists(self, provider: str | None) -> bool:
+        return provider is None or provider == BUILTIN_PROVIDER or any(
+            provider in (name, name.rsplit("/", 1)[-1]) for name in self.enabled)
 
     def matches(self, config: HomeConfig) -> bool:
         """Whether ``config`` holds exactly this selection."""

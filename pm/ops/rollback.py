@@ -18,7 +18,7 @@ under ``plugins/**`` (invariant 2).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -154,10 +154,10 @@ def _plan(home: Path, target: Generation, saved: tuple[SavedHome, ...]) -> tuple
         path = where / CONFIG_NAME
         before = config_bytes(where)
         was = parse_config(path, TextFile(path, before, before.decode()))
-        after = restored(before.decode(), SavedHome(where, entry.profile, entry.enabled, entry.disabled,
-                                                     entry.memory_provider, entry.keys))
+        wanted = replace(entry, home=where).for_file(was)
+        after = restored(before.decode(), wanted)
         if after.encode() != before:
-            edits.append(Edit(entry, path, before, was, after))
+            edits.append(Edit(wanted, path, before, was, after))
     for profile in profile_homes(home)[0]:
         if profile not in recorded:
             warnings.append(f"profile {profile.name!r} was made after generation {target.id} was built; "

@@ -104,6 +104,21 @@ def test_rollback_takes_back_a_memory_provider_chosen_since(home: Path, capsys) 
     assert pm(capsys, home, "sync", "--json").data["message"] == ALREADY
 
 
+def test_a_memory_provider_chosen_by_setup_stays_when_a_later_enable_is_undone(home: Path, capsys) -> None:
+    add_plugin(home / "plugins", "recall", style="manifest", dependencies=["epsilon"], category="memory")
+    started(home, capsys)
+    g2 = enable(capsys, home, "recall")  # what `hermes memory setup recall` does: admission, then the choice
+    assert choose_memory_provider(home, "recall") is None
+    chosen = (home / "config.yaml").read_bytes()
+    assert b"provider: recall" in chosen
+    enable(capsys, home, "search")
+    assert pm(capsys, home, "rollback").code == 0
+    assert (home / "config.yaml").read_bytes() == chosen and selected(home) == g2
+    assert latest(home)["rollback"]["configs"][0]["changed"] == {
+        "plugins.enabled": {"from": ["notes", "memory/recall", "search"], "to": ["notes", "memory/recall"]}}
+    assert pm(capsys, home, "sync", "--json").data["message"] == ALREADY
+
+
 def test_rollback_to_an_older_generation_by_a_prefix(home: Path, capsys) -> None:
     g1 = started(home, capsys)
     g2 = enable(capsys, home, "search")
