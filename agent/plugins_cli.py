@@ -28,6 +28,7 @@ from pm.cli.sync import report
 from pm.env import generations
 from pm.env.readiness import check
 from pm.inputs.collect import gather
+from pm.inputs.settings import environment_home
 from pm.ops.admit import disable, enable
 from pm.ops.install import install, remove
 from pm.ops.messages import NOTHING_CHANGED
@@ -75,22 +76,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    """Every plugin of ``home`` with its status and, for each one the environment selects, the
+    verdict ``hermes pm check`` gives it: the same readiness, judged over the environment's inputs
+    (a profile's are its primary's) against its selected generation."""
     home = home_of(args)
     inputs = gather(home, flags_from(args))
-    readiness = check(inputs, generations.selected(home))
+    env_home = environment_home(home)
+    judged = inputs if env_home == inputs.home else gather(env_home, flags_from(args))
+    readiness = check(judged, generations.selected(env_home))
     rows: list[list[str]] = []
     data: list[dict[str, Any]] = []
     for status in inputs.selection.plugins:
-        verdict = readiness.verdict(status.plugin.key) if status.is_member else None
-        ready = "-" if verdict is None else ("ready" if verdict.ready and not readiness.inputs_changed
-                                             and readiness.generation else "NOT READY")
+        verdict = readiness.verdict(status.plugin.key) if status.is_member or status.enabled_but_invalid else None
+        ready = "-" if verdict is None else ("ready" if verdict.ready else "NOT READY")
         rows.append([status.plugin.key, status.plugin.root.source, status.status, ready,
                      verdict.reason() if verdict and not verdict.ready else status.reason])
         data.append({"name": status.plugin.key, "source": status.plugin.root.source, "status": status.status,
-                     "ready": None if verdict is None else ready == "ready", "reason": rows[-1][-1],
+                     "ready": None if verdict is None else verdict.ready, "reason": rows[-1][-1],
                      "memory_provider": status.plugin.is_memory})
     if args.json:
-        emit_json({"plugins": data, "problems": list(readiness.problems)})
+        emit_json({"plugins": data, "ready": readiness.ready, "problems": list(readiness.problems)})
         return EXIT_OK
     print(table([[printable(cell) for cell in row] for row in rows], ["plugin", "source", "status", "ready", "reason"]))
     for problem in readiness.problems:

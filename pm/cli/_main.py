@@ -40,7 +40,12 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
                  "it back", True),
     "export": ("export", "", "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data", True),
     "gc": ("gc", "", "remove generations that are neither selected, nor the previous one, nor in use", False),
-    "rollback": ("gc", "Rollback", "select the previous generation again (after verifying it)", False),
+    "rollback": ("gc", "Rollback", "select the previous generation (or --to ID) again, after verifying it, with the "
+                 "plugin selection it was built from", False),
+    "generations": ("generations", "", "every generation: when it was built, the plugin selection it was built from, "
+                    "its packages and what changed from the one before", False),
+    "diff": ("generations", "Diff", "the package changes between two generations (ids, unique prefixes, selected or "
+             "previous)", False),
     "catalog": ("catalog", "", "the catalog's acceptance gate: every entry with core, alone and together, on every "
                 "target (catalog check)", False),
 }

@@ -30,6 +30,7 @@ from pm.env import generations
 from pm.env.generations import Generation
 from pm.env.started import Background, Started, start
 from pm.inputs.collect import Inputs
+from pm.inputs.recorded import record_of
 from pm.inputs.settings import redact_url
 from pm.records.recheck import check_unverified
 from pm.records.sections import resolution_to_json
@@ -143,6 +144,7 @@ def build(inputs: Inputs, resolution: Resolution, uv: Uv, store: Store, progress
         "declared": declared(inputs),
         "members": members(inputs),
         "uv": uv_version(),
+        "selection": record_of(inputs.selection),  # what `hermes pm rollback` writes back
     }
     pause_point("record", home, store)
     store.write_json(path / generations.GENERATION_FILE, record, mode=0o600)

@@ -16,13 +16,16 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from pm.base.store import Store, StoreError
 from pm.base.watch import UNWATCHED, Watch
+
+if TYPE_CHECKING:
+    from pm.inputs.recorded import SavedHome
 
 GENERATION_FILE = "generation.json"
 STATE_FILE = "state.json"
@@ -56,6 +59,20 @@ class Generation:
     def pins(self) -> dict[str, str]:
         """name -> version of every resolved package, as recorded at build time."""
         return {p["name"]: p["version"] for p in self.record["resolution"]["packages"]}
+
+    @property
+    def created_at(self) -> str | None:
+        """When it was built (ISO 8601, UTC), as recorded."""
+        value = self.record.get("created_at")
+        return value if isinstance(value, str) else None
+
+    @property
+    def selection(self) -> tuple[SavedHome, ...] | None:
+        """The plugin selection of every home it was built from; None when its record keeps none
+        (built by a pm that did not record it)."""
+        from pm.inputs.recorded import saved_selection  # off the no-op sync path
+
+        return saved_selection(self.record)
 
     def problems(self, *, watch: Watch = UNWATCHED) -> list[str]:
         """What is wrong with this generation on disk now (empty when intact).

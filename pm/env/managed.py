@@ -1,6 +1,7 @@
 """Externally managed installs: when someone else owns the environment (NixOS, an image build, an
 administrator), every command that would change it refuses at once and says how to change the
-plugin set declaratively. ``scan``, ``resolve``, ``check``, ``why``, ``status`` and ``export`` work.
+plugin set declaratively. ``scan``, ``resolve``, ``check``, ``why``, ``status``, ``export``,
+``generations`` and ``diff`` work.
 
 An environment is managed when (first match wins):
 
@@ -33,7 +34,7 @@ MARKER = "MANAGED"
 MUTATING = frozenset({"sync", "gc", "rollback", "plugins-enable", "plugins-disable", "plugins-install",
                       "plugins-remove", "update", "memory-setup", "uninstall",
                       "profile-delete"})
-READ_ONLY = ("scan", "resolve", "check", "why", "status", "export", "outdated")
+READ_ONLY = ("scan", "resolve", "check", "why", "status", "export", "outdated", "generations", "diff")
 _NIX_NAMES = frozenset({"nix", "nixos", "home-manager", "nix-darwin"})
 _NIX_HOW = "change the plugin set in your Nix configuration (services.hermes.plugins) and rebuild"
 _MAX_MARKER_BYTES = 4096

@@ -19,6 +19,8 @@ from pm.base.lock import seconds
 from pm.base.watch import UNWATCHED, Watch
 
 CONFIG_NAME = "config.yaml"
+#: The keys of config.yaml that hold a home's selection, with the sections they sit in.
+SELECTION_KEYS = ("plugins", "plugins.enabled", "plugins.disabled", "memory", "memory.provider")
 
 #: pm settings and the type each must have.
 PM_SETTINGS: dict[str, tuple[type, ...]] = {
@@ -52,6 +54,8 @@ class HomeConfig:
     memory_provider: str | None = None
     pm: dict[str, Any] = field(default_factory=dict)
     allow_lazy_installs: bool = False
+    #: Which of :data:`SELECTION_KEYS` the file writes (a rollback restores absent ones as absent).
+    keys: tuple[str, ...] = ()
 
 
 def config_data(home: Path) -> dict[str, Any]:
@@ -132,7 +136,19 @@ def parse_config(path: Path, source: TextFile) -> HomeConfig:
         memory_provider=provider or None,
         pm=settings,
         allow_lazy_installs=security.get("allow_lazy_installs") is True,
+        keys=_selection_keys(data),
     )
+
+
+def _selection_keys(data: dict[str, Any]) -> tuple[str, ...]:
+    """Which of :data:`SELECTION_KEYS` ``data`` (a parsed config) writes."""
+    found = []
+    for key in SELECTION_KEYS:
+        section, _, name = key.partition(".")
+        value = data.get(section)
+        if section in data and (not name or (isinstance(value, dict) and name in value)):
+            found.append(key)
+    return tuple(found)
 
 
 def _near_misses(path: Path, section: str, data: dict[str, Any], known: tuple[str, ...]) -> list[Problem]:

@@ -87,8 +87,11 @@ def _commented_out(lines: list[str | None], start: int, indent: str, name: str) 
     """The line in the list at ``start`` that :func:`_change_list` commented out for ``name``."""
     pattern = re.compile(rf"{re.escape(indent)}# - {re.escape(_scalar(name))}( +#.*)?\n?")
     for i in range(start + 1, _block_end([line or "" for line in lines], start + 1)):
-        if lines[i] is not None and pattern.fullmatch(lines[i] or ""):
+        line = lines[i] or ""
+        if pattern.fullmatch(line):
             return i
+        if line.strip() and not line.lstrip().startswith(("#", "- ")):
+            break  # the next key (plugins.disabled after plugins.enabled): its lines are not this list's
     return None
 
 

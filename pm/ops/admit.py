@@ -14,10 +14,13 @@ the profile the caller named: the environment (generations, lock, receipts) is a
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 from pm.base.errors import EXIT_OK
-from pm.inputs.config import CONFIG_NAME, read_config
+from pm.base.files import TextFile
+from pm.inputs.collect import Inputs
+from pm.inputs.config import CONFIG_NAME, parse_config, read_config
 from pm.inputs.config_edit import change_list, set_value
 from pm.inputs.selection import candidate_home
 from pm.inputs.settings import environment_home
@@ -60,6 +63,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
         raise NotAdmissible(name, found.status, found.reason)
     refuse_invalid(txn, inputs)  # another enabled plugin that cannot be read would leave the environment
     new_text = _enabled_text(before.decode(), found.plugin.key, owner)
+    inputs = _as_written(inputs, owner, new_text)
     resolution = resolve_in(txn, name)
     if resolution is None:
         return
@@ -69,6 +73,15 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     write_config(owner, before, new_text)
     where = "" if owner == txn.home else f" in profile {owner.name!r}"
     select_generation(txn, obtained, f"plugin {name!r} enabled{where}")
+
+
+def _as_written(inputs: Inputs, owner: Path, text: str) -> Inputs:
+    """``inputs`` with the owner's config as admission will write it (``text``): the selection a new
+    generation records (:mod:`pm.inputs.recorded`) is the file's, not the proposal's."""
+    path = owner / CONFIG_NAME
+    config = parse_config(path, TextFile(path, text.encode(), text))
+    homes = tuple(replace(h, config=config) if h.home == owner else h for h in inputs.selection.homes)
+    return replace(inputs, selection=replace(inputs.selection, homes=homes))
 
 
 def _enabled_text(text: str, key: str, owner: Path) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 from pm.base.errors import PmError
 
 #: Failure kinds no exception class carries as its own: a frozen sync from a file that records no
-#: inputs (an :class:`InputsChanged` instance), a rollback with nothing to go back to (pm.ops.gc).
-OTHER_KINDS = ("no-inputs", "rollback")
+#: inputs (an :class:`InputsChanged` instance).
+OTHER_KINDS = ("no-inputs",)
 
 
 class InputsChanged(PmError):

@@ -1,17 +1,17 @@
-"""gc and rollback: the only operations that drop or reselect generations.
+"""gc and rollback: the only operations that drop generations or select an earlier one.
 
 ``gc`` keeps the selected generation, the previous one, and every generation a live process holds
 a lease on; it removes the rest, including folders an interrupted build left incomplete (and
-the venv it was filling at ``generations/.building``), and lapsed leases. ``rollback`` selects the previous generation after verifying it is intact.
-Both hold the home lock and write only under ``<home>/pm``.
+the venv it was filling at ``generations/.building``), and lapsed leases; it holds the home lock
+and writes only under ``<home>/pm``. ``rollback`` (:mod:`pm.ops.rollback`) selects an earlier
+generation again, after verifying it, with the plugin selection it was built from.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pm.base.commands import hermes
-from pm.base.errors import EXIT_FAILURE, EXIT_OK, PmError
+from pm.base.errors import EXIT_OK
 from pm.base.store import Store
 from pm.env import generations, leases
 from pm.ops.options import SILENT, Options, Reporter
@@ -29,11 +29,13 @@ def gc(home: Path, options: Options | None = None, reporter: Reporter = SILENT) 
     return Result(txn.receipt)
 
 
-def rollback(home: Path, options: Options | None = None, reporter: Reporter = SILENT) -> Result:
-    """``hermes pm rollback``: select the previous generation again if it is intact; otherwise
-    refuse (failure kind ``rollback``) and change nothing."""
-    txn = transaction(home, "rollback", _rollback, options, reporter, command="rollback", gather_inputs=False, needs_config=False)
-    return Result(txn.receipt)
+def rollback(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
+             to: str | None = None) -> Result:
+    """``hermes pm rollback [--to ID]``: the generation and the plugin selection it was built from
+    (:mod:`pm.ops.rollback`)."""
+    from pm.ops.rollback import rollback as undo
+
+    return undo(home, options, reporter, to=to)
 
 
 def keep_reasons(home: Path) -> dict[str, str]:
@@ -59,43 +61,3 @@ def collect(home: Path, store: Store) -> tuple[list[str], dict[str, str], list[i
         store.remove_tree(generations.root(home) / gid)
     store.remove_tree(generations.building(home))  # a venv an interrupted build was filling
     return removed, {gid: why for gid, why in keep.items() if gid in on_disk}, lapsed
-
-
-def _rollback(txn: Transaction) -> int:
-    """Select the previous generation if it is intact; otherwise refuse and change nothing.
-    The transaction holds the home lock; finishes the receipt."""
-    home, store, draft = txn.home, txn.store, txn.draft
-    state = generations.read_state(home)
-    target = generations.previous(home)
-    if target is None:
-        gone = state.get("previous")
-        why = f"the previous generation {gone} is missing or incomplete" if gone else "there is no previous generation"
-    else:
-        damage = target.problems()
-        why = f"the previous generation {target.id} is damaged: {'; '.join(damage)}" if damage else ""
-    if target is None or why:
-        draft.failure = {"kind": "rollback", "message": why, "url": None}
-        draft.step(hermes("pm", "sync", home=txn.options.shown_home),
-                     "build a fresh generation for the current inputs instead")
-        txn.finish("refused", EXIT_FAILURE)
-        return EXIT_FAILURE
-    generations.select(home, store, target)
-    draft.generation = target.to_receipt(selected=True, restart_required=True)
-    draft.record(message=f"generation {target.id} is selected again (was {state.get('selected')})")
-    draft.warnings += _unmet_after_rollback(home, target)
-    txn.finish("ok", EXIT_OK)
-    return EXIT_OK
-
-
-def _unmet_after_rollback(home: Path, target: generations.Generation) -> list[str]:
-    """What the current selection declares that the rolled-back generation does not hold."""
-    from pm.env.readiness import check
-    from pm.inputs.collect import gather
-    from pm.inputs.settings import Flags
-
-    try:
-        readiness = check(gather(home, Flags()), target)
-    except PmError:
-        return []
-    return [f"after rollback, {v.name} is not ready: {v.reason()} (run `hermes pm sync`, or disable it)"
-            for v in readiness.verdicts if not v.ready]

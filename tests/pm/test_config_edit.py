@@ -74,3 +74,12 @@ def test_a_removed_item_with_a_comment_is_commented_out_and_comes_back_with_it()
     assert change_list(disabled, "enabled", add="notes") == text  # in its place, its comment kept
     plain = "plugins:\n  enabled:\n    - a\n    - b\n"
     assert change_list(plain, "enabled", remove="a") == "plugins:\n  enabled:\n    - b\n"  # no comment: no trace
+
+
+def test_a_line_commented_out_of_another_list_stays_there() -> None:
+    """Enabling a plugin that a comment keeps in plugins.disabled (its entry commented out there)
+    adds it to plugins.enabled; before, the editor took the other list's line for its own and
+    refused the edit."""
+    text = "plugins:\n  enabled:\n    - a\n  disabled:\n    # - b  # broke my build\n    - c\n"
+    assert change_list(text, "enabled", add="b") == (
+        "plugins:\n  enabled:\n    - a\n    - b\n  disabled:\n    # - b  # broke my build\n    - c\n")

@@ -18,7 +18,7 @@ from pm.env.managed import MARKER, Managed, check
 
 from .helpers import latest, pm
 
-READ_ONLY = "Read-only commands still work: scan, resolve, check, why, status, export, outdated"
+READ_ONLY = "Read-only commands still work: scan, resolve, check, why, status, export, outdated, generations, diff"
 NIX_HOW = "change the plugin set in your Nix configuration (services.hermes.plugins) and rebuild"
 #: Every mutating command as typed, the way it is shown, and its receipt kind.
 MUTATING = [
@@ -26,6 +26,7 @@ MUTATING = [
     (["pm", "sync", "--from", "receipt.json"], "hermes pm sync", "sync"),
     (["pm", "gc"], "hermes pm gc", "gc"),
     (["pm", "rollback"], "hermes pm rollback", "rollback"),
+    (["pm", "rollback", "--to", "previous"], "hermes pm rollback", "rollback"),
     (["plugins", "enable", "notes"], "hermes plugins enable", "admit"),
     (["plugins", "disable", "notes"], "hermes plugins disable", "disable"),
     (["plugins", "install", "./somewhere"], "hermes plugins install", "install"),
@@ -64,8 +65,8 @@ def test_read_only_commands_keep_working_under_a_marker_file(home: Path, capsys)
     marker = generations.root(home) / MARKER
     marker.write_text("hermes-image\nrebuild the image with plugins listed in image.toml\n")
     assert [pm(capsys, home, *argv).code for argv in (["scan"], ["resolve"], ["check"], ["why", "alpha"],
-                                                      ["status"], ["export", "--format", "nix"],
-                                                      ["outdated"])] == [0] * 7
+                                                      ["status"], ["export", "--format", "nix"], ["outdated"],
+                                                      ["generations"], ["diff", "selected", "selected"])] == [0] * 9
     refused = pm(capsys, home, "gc")
     assert refused.code == 1
     assert refused.err.splitlines()[0] == (

@@ -133,16 +133,30 @@ def test_a_profiles_own_plugin_is_admitted_in_that_profile_and_conflicts_are_ref
     assert latest(home)["message"] == "plugin 'c' is already enabled"
 
 
-def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, capsys):
+def test_rollback_after_an_enable_takes_the_plugin_out_again(env, capsys):
     home = make_home(env)
     assert main(["pm", "sync", "--home", str(home)]) == 0
     assert main(["plugins", "disable", "a", "--home", str(home)]) == 0
+    disabled = (home / "config.yaml").read_bytes()
     assert main(["plugins", "enable", "b", "--home", str(home)]) == 0
     capsys.readouterr()
     assert main(["pm", "rollback", "--home", str(home)]) == 0
-    err = capsys.readouterr().err  # the previous generation is the one built after 'disable a': empty
-    assert "warning: after rollback, b is not ready: " in err
-    assert "requires sharedlib>=2; installed: not installed (run `hermes pm sync`, or disable it)" in err
+    assert "warning" not in capsys.readouterr().err  # before, b stayed enabled and was not ready
+    assert (home / "config.yaml").read_bytes() == disabled
+    assert main(["pm", "check", "--home", str(home)]) == 0
+
+
+def test_rollback_says_which_plugin_the_older_generation_does_not_satisfy(env, capsys):
+    home = make_home(env)
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    (home / "plugins/a/plugin.yaml").write_text(json.dumps({"name": "a", "pip_dependencies": ["sharedlib==1.*",
+                                                                                              "extra-lib"]}))
+    assert main(["pm", "sync", "--home", str(home)]) == 0
+    capsys.readouterr()
+    assert main(["pm", "rollback", "--home", str(home)]) == 0
+    err = capsys.readouterr().err  # the selection is restored; a's declaration asks for more since
+    assert "warning: after rollback, a is not ready: " in err
+    assert "requires extra-lib; installed: not installed (run `hermes pm sync`, or disable it)" in err
 
 
 def test_enable_edits_a_flow_style_config(env):
