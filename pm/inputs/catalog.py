@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pm.base import yamlfile as _yaml
-from pm.base.errors import InputError, PmError, Problem
+from pm.base.errors import InputError, PmError, Problem, quote
 from pm.base.files import read_text
 from pm.base.watch import UNWATCHED, Watch
 
@@ -159,7 +159,10 @@ def _entry(path: Path, i: int, raw: Any, problems: list[Problem]) -> Entry | Non
         return None
     git, commit = source.get("git"), source.get("commit")
     archive, sha256 = source.get("archive"), source.get("sha256")
-    if git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
+    if git is not None and (not isinstance(git, str) or not git or git.startswith("-")):
+        problems.append(Problem(path, f"{key}.source.git", f"must be a repository URL (not starting with '-'), "
+                                f"got {quote(git)}"))
+    elif git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
         problems.append(Problem(path, f"{key}.source.commit", f"must be a 40-hex commit, got {commit!r}"))
     elif git is None and not (isinstance(archive, str) and isinstance(sha256, str) and _HEX64.match(sha256)):
         problems.append(Problem(path, f"{key}.source", "must be {git, commit} or {archive, sha256 (64 hex)}"))
