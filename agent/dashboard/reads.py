@@ -132,13 +132,13 @@ def providers(home: Path) -> dict[str, Any]:
 def _fields(home: Path, info: ProviderInfo) -> list[dict[str, Any]]:
     """The provider's settings fields, never by importing its code here: its ``config_schema.py``
     read as data, else its ``get_config_schema()`` asked in a child process
-    (:func:`agent.schema_probe.probe_schema`, with a deadline and a size bound)."""
+    (:func:`agent.provider_child.schema`, with a deadline and a size bound)."""
+    from agent import provider_child
     from agent.memory_setup import settings_schema
-    from agent.schema_probe import probe_schema
 
     if info.config_schema_file is not None:
         return settings_schema(home, info.name)
-    return probe_schema(home, info.name)
+    return provider_child.schema(home, info.name)
 
 
 def provider(home: Path, name: str) -> dict[str, Any] | None:
@@ -146,7 +146,7 @@ def provider(home: Path, name: str) -> dict[str, Any] | None:
     (names only: a value never reaches a page), and its verdict. ``None`` when no provider has
     that name."""
     from agent.memory_setup import SetupError
-    from agent.schema_probe import ProbeFailed
+    from agent.provider_child import ChildFailed
 
     info = find_memory_provider(home, name)
     if info is None:
@@ -156,7 +156,7 @@ def provider(home: Path, name: str) -> dict[str, Any] | None:
                             "env_file": str(home / ".env")}
     try:
         data["fields"] = _fields(home, info)
-    except (SetupError, MemoryPluginError, ProbeFailed) as exc:
+    except (SetupError, MemoryPluginError, ChildFailed) as exc:
         data["schema_error"] = str(exc)
     stored = read_env(home)
     data["stored_secrets"] = sorted(str(f["env_var"]) for f in data["fields"]

@@ -41,7 +41,10 @@ class Spy(MemoryProvider):
     def get_tool_schemas(self): return []
     def handle_tool_call(self, name, args, **kwargs): return "{}"
     def get_config_schema(self):
-        return [{"key": "colour", "description": "Favourite colour", "default": "blue"}]
+        return [{"key": "colour", "description": "Favourite colour", "default": "blue"},
+                {"key": "api_key", "description": "Spy key", "secret": True, "env_var": "SPY_KEY"}]
+    def save_config(self, values, hermes_home):
+        (Path(hermes_home) / "spy.json").write_text(repr((values, os.getpid())))
 
 
 def register(ctx):
@@ -246,3 +249,22 @@ def test_request_fuzz_holds_memory_and_answers_real_requests(dashboard: Dashboar
             thread.join(30)
     assert peak < 100 and worst < 1.0, (peak, worst, sorted(times)[len(times) // 2])
     assert "Traceback" not in dashboard.said()
+
+
+def test_saving_a_providers_settings_runs_its_code_in_a_child(dashboard: Dashboard, served: Served) -> None:
+    """With --allow-actions, the settings form is saved by the provider's own save_config, as
+    `hermes memory setup` saves it, in a child process: the dashboard never imports it."""
+    marks = served.home / "plugins" / "spy" / "imported-by"
+    marks.unlink(missing_ok=True)
+    host = f"127.0.0.1:{port(served)}"
+    body = b"colour=green&api_key="  # an empty secret: keeps what .env holds (nothing)
+    with connect(served) as sock:
+        sock.sendall(f"POST /providers/spy?token={served.token} HTTP/1.1\r\nHost: {host}\r\n"
+                     f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n"
+                     .encode() + body)
+        got = answer(sock).decode()
+    assert got.startswith("HTTP/1.0 200") and "settings saved: colour" in unescape(got), got[-2000:]
+    values, pid = eval((served.home / "spy.json").read_text())  # noqa: S307 (the test's own repr)
+    assert values == {"colour": "green"} and pid != served.process.pid
+    assert str(served.process.pid) not in marks.read_text().split()
+    assert "memory.provider: spy recorded" in unescape(got)
