@@ -98,7 +98,7 @@ class BoundedServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
-    request_queue_size = 128  # the listen backlog: a full one drops a real client's SYN (a 1 s retry)
+    request_queue_size = 1024  # the listen backlog: a full one drops a real client's SYN (a 1 s retry)
 
     def __init__(self, address: tuple[str, int], handler: Any) -> None:
         super().__init__(address, handler)
