@@ -131,3 +131,19 @@ def test_the_host_starts_without_fcntl() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "usage: hermes" in done.stdout
+
+
+def test_files_are_read_where_the_os_has_no_o_nonblock(tmp_path: Path) -> None:
+    """Windows has no ``os.O_NONBLOCK``: pm's one reader of a file must not need it (a child
+    interpreter without it reads a file pm reads, and digests it for the watch)."""
+    (tmp_path / "config.yaml").write_text("plugins:\n  enabled: [a]\n")
+    code = ("import os; del os.O_NONBLOCK\n"
+            "from pathlib import Path\n"
+            "from pm.base.files import read_text\n"
+            "from pm.base.watch import file_digest\n"
+            f"path = Path({str(tmp_path / 'config.yaml')!r})\n"
+            "print(read_text(path).text, end='')\n"
+            "print(len(file_digest(path) or ''))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "plugins:\n  enabled: [a]\n64\n"
