@@ -97,3 +97,11 @@ def test_the_directory_form_names_entry_files_and_kill_list_names(tmp_path: Path
         "compared ignoring case and '-', '_', '.'); keep one",
         f"{folder / 'removed.yaml'}: [0]: kill-list names [0] 'old_one' and [1] 'old-one' name the same plugin "
         "'old-one' (names are compared ignoring case and '-', '_', '.'); keep one"]
+
+
+def test_an_install_by_another_spelling_installs_the_entry_under_its_name(env: Path, repo: tuple[str, str]) -> None:
+    home = _home(env, ["good-notes"], [], repo)
+    assert hermes(["plugins", "install", "Good_Notes", "--home", str(home)]) == 0
+    assert sorted(p.name for p in (home / "plugins").iterdir() if not p.name.startswith(".")) == ["good-notes"]
+    receipt = _receipt(home)
+    assert (receipt["outcome"], receipt["installed"]) == ("ok", "good-notes")
