@@ -146,9 +146,10 @@ class BoundedServer(ThreadingHTTPServer):
             _cut(connection, _TIMED_OUT)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away is one line on stderr; anything else, its traceback."""
+        """A client that went away (reset, timed out, cut) is one line on stderr with ``-v``, else
+        nothing (a flood of them must not flood the log); anything else, its traceback."""
         exc = sys.exc_info()[1]
-        if isinstance(exc, OSError):
-            sys.stderr.write(f"dashboard: connection from {client_address[0]} ended: {type(exc).__name__}: {exc}\n")
-        else:
+        if not isinstance(exc, OSError):
             super().handle_error(request, client_address)
+        elif getattr(self, "verbose", False):
+            sys.stderr.write(f"dashboard: connection from {client_address[0]} ended: {type(exc).__name__}: {exc}\n")
