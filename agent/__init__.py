@@ -33,7 +33,8 @@ Table of contents (each module's docstring states its contracts):
   (``BLOCKED_MISSING_PREREQUISITE``); :mod:`agent.prefetch_spill` — prefetch cap and spill;
   :mod:`agent.logs` — ``<home>/logs/errors.log``/``gateway.log`` and ``hermes logs``;
   :mod:`agent.agent_config` — the agent's own config keys; :mod:`agent.config_schema` —
-  ``config_schema.py`` read as data.
+  ``config_schema.py`` read as data; :mod:`agent.provider_child` — a provider's schema and
+  ``save_config`` run in a child process for the dashboard.
 * :mod:`agent.testing` — builders for host-side tests (installed distributions, spy plugins).
 
 The ``hermes`` command itself is :mod:`agent.cli`. Top-level names the plugin guide imports live

@@ -2,7 +2,7 @@
 
 Each file is a list of entries separated by a line holding ``§``. Writes go through
 :meth:`BuiltinMemoryStore.apply`, one batch at a time, under the store's lock (a thread lock and
-an ``flock`` on ``memories/.lock`` for other processes): every operation is applied in order to
+an exclusive file lock on ``memories/.lock`` for other processes, :mod:`pm.base.filelock`): every operation is applied in order to
 the current entries, each ``replace``/``remove`` choosing its entry by the caller's ``old_text``
 (a search string: it must match exactly one distinct entry) and recording that entry's full text
 as ``previous_content`` — so an operation sees the earlier operations of its batch. Only when the
@@ -16,7 +16,6 @@ system prompt block.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.memory_provider import MemoryProvider
+from pm.base import filelock
 from pm.base.store import Store
 
 __all__ = ["DELIMITER", "TARGETS", "BuiltinMemoryError", "BuiltinMemoryProvider", "BuiltinMemoryStore",
@@ -94,11 +94,11 @@ class BuiltinMemoryStore:
     def _locked(self) -> Iterator[None]:
         self.folder.mkdir(parents=True, exist_ok=True)
         with self._lock, (self.folder / ".lock").open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            filelock.lock(handle.fileno())
             try:
                 yield
             finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                filelock.unlock(handle.fileno())
 
     def apply(self, ops: Sequence[MemoryOp]) -> list[MemoryWrite]:
         """Apply the batch (module docstring); returns the writes, in order. Raises

@@ -11,7 +11,8 @@ returns, as a Python literal, in one of two shapes::
         return [{"key": "api_key", ...}, ...]
 
 Only literals are accepted (``ast.literal_eval``): anything computed is refused with the file
-and line, so reading it can never run plugin code.
+and line, so reading it can never run plugin code. A file over :data:`MAX_SCHEMA_BYTES` is refused
+unread (a schema is a few fields; a huge file must not take the memory of the process reading it).
 """
 
 from __future__ import annotations
@@ -20,10 +21,15 @@ import ast
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SCHEMA_NAMES", "ConfigSchemaError", "read_config_schema"]
+from pm.base.errors import InputError
+from pm.base.files import read_text
+
+__all__ = ["MAX_SCHEMA_BYTES", "SCHEMA_NAMES", "ConfigSchemaError", "read_config_schema"]
 
 #: Top-level names that hold the schema, in the order they are looked for.
 SCHEMA_NAMES = ("CONFIG_SCHEMA", "get_config_schema")
+#: Largest ``config_schema.py`` read (and largest schema a provider may hand the dashboard).
+MAX_SCHEMA_BYTES = 256 * 1024
 
 
 class ConfigSchemaError(ValueError):
@@ -68,8 +74,12 @@ def _found(tree: ast.Module, name: str) -> ast.expr | None:
 def read_config_schema(path: Path) -> list[dict[str, Any]]:
     """The schema in ``path`` (see the module docstring). Raises :class:`ConfigSchemaError`."""
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (OSError, SyntaxError, ValueError) as exc:
+        source = read_text(path, limit=MAX_SCHEMA_BYTES)
+    except InputError as exc:
+        raise ConfigSchemaError(path, exc.problems[0].message) from exc
+    try:
+        tree = ast.parse(source.data, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise ConfigSchemaError(path, f"cannot be read: {type(exc).__name__}: {exc}") from exc
     for name in SCHEMA_NAMES:
         node = _found(tree, name)

@@ -88,7 +88,8 @@ class SetupResult:
         return lines
 
 
-def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = print) -> Preparation:
+def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = print,
+                     activate_here: bool = True) -> Preparation:
     """Make ``name`` usable for ``home`` before its settings are asked for, through pm's admission.
 
     When pm's readiness says the provider's declared requirements are not installed: a provider
@@ -96,7 +97,8 @@ def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = prin
     refuse on conflict with nothing changed, else build, write config.yaml, select); a selected
     one gets a sync. Only then is the selected generation activated in this process. When
     admission refuses, the steps it printed are returned and nothing was written. Raises the
-    loader's errors for unknown or unusable providers.
+    loader's errors for unknown or unusable providers. ``activate_here=False``: the provider's code
+    runs in another process (the dashboard's child), so this one activates nothing.
     """
     info = resolve_provider(home, name)
     assert info is not None  # a name was given
@@ -113,7 +115,7 @@ def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = prin
         if receipt.exit_code != 0 and receipt.path is not None:
             steps.append((shlex.join(["cat", str(receipt.path)]), "the receipt of the refused preparation"))
         readiness = ready(info, home, _selected_generation(home))
-    if readiness.ready:
+    if readiness.ready and activate_here:
         activate(home)
     elif not steps:
         steps.append((readiness.command or "hermes pm sync", f"install the requirements {info.name!r} declares"))

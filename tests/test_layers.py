@@ -42,6 +42,8 @@ SUBPROCESS_EXCEPTIONS = {
     "pm.inputs.target": "asks another interpreter for its markers and tags (one probe per interpreter)",
     "pm.index.installed": "asks an interpreter for its site-packages folders (one probe)",
     "pm.env.plugin_fetch": "git clone/checkout of a pinned commit for plugins install",
+    "agent.provider_child": "a provider's get_config_schema()/save_config in a child interpreter: the dashboard "
+                            "never imports plugin code (one child per page or save, a deadline, a bounded answer)",
 }
 
 

@@ -131,24 +131,28 @@ def run_step(home: Path, command: str, steps: list[dict[str, Any]], options: Opt
 
 def save_settings(home: Path, name: str, form: Mapping[str, str]) -> Outcome:
     """``hermes memory setup NAME --set …`` with the form's values (only the schema's keys; an
-    empty field keeps its default, or the secret already in ``.env``)."""
-    from agent.memory_setup import SetupError, prepare_provider, run_setup, settings_schema
+    empty field keeps its default, or the secret already in ``.env``): the provider prepared here
+    (pm's admission), its values validated and saved by its own code in a child process
+    (:func:`agent.provider_child.save`: its code is never imported into the dashboard's), then
+    ``memory.provider`` recorded here."""
+    from agent import provider_child
+    from agent.memory_setup import SetupResult, prepare_provider
     from pm.env.managed import check as refuse_if_managed
     from pm.ops.admit import choose_memory_provider
 
     messages: list[str] = []
     try:
         refuse_if_managed(environment_home(home), "memory-setup")
-        preparation = prepare_provider(home, name, say=messages.append)
+        preparation = prepare_provider(home, name, say=messages.append, activate_here=False)
         if not preparation.ready:
             steps = tuple({"command": c, "why": w} for c, w in preparation.next_steps)
             said = told(preparation.receipt, "").lines if preparation.receipt is not None else ()
             return Outcome(False, (*said, f"error: {preparation.readiness.error()}"), steps, status=409)
-        keys = {str(f["key"]) for f in settings_schema(home, name)}
-        result = run_setup(home, name, {k: v for k, v in form.items() if k in keys}, None)
+        saved = provider_child.save(home, name, form)
+        result = SetupResult(name, tuple(saved["settings"]), tuple(saved["secrets"]), Path(saved["env_file"]))
         previous = choose_memory_provider(home, result.provider)
-    except SetupError as exc:
-        return Outcome(False, (f"error: {exc}",), status=400)
+    except provider_child.ChildFailed as exc:
+        return Outcome(False, (f"error: {exc}",), status=exc.status)
     except (MemoryPluginError, PmError, ActivationError) as exc:
         return Outcome(False, (f"error: {exc}",), status=409)
     return Outcome(True, (*messages, *(line.strip() for line in result.said(home / "config.yaml", previous))))

@@ -73,12 +73,13 @@ def table(headers: Iterable[str], rows: Iterable[Iterable[object]], **attrs: obj
 
 def form(token: str, action: str, button: str, fields: Mapping[str, str] | None = None, *,
          allowed: bool, cls: str = "inline") -> Html:
-    """A POST form of hidden ``fields`` and one button; without ``--allow-actions`` the button is
-    disabled and says why (the server refuses the POST as well)."""
+    """A POST form of hidden ``fields`` and one button, to a URL with the token (the server checks
+    it before reading a body); without ``--allow-actions`` the button is disabled and says why (the
+    server refuses the POST as well)."""
     hidden = [tag("input", type="hidden", name=k, value=v) for k, v in {"token": token, **(fields or {})}.items()]
     title = None if allowed else "read-only: start `hermes dashboard --allow-actions` to act"
     return tag("form", *hidden, tag("button", button, type="submit", disabled=not allowed, title=title),
-               method="post", action=action, cls=cls)
+               method="post", action=f"{action}?{urlencode({'token': token})}", cls=cls)
 
 
 def page(title: str, body: object, *, token: str, home: str, active: str = "") -> Html:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from agent.dashboard.actions import Outcome, runnable, told_written
 from agent.dashboard.graph import legend, svg
@@ -185,7 +185,8 @@ class View:
                    "stored secret.", cls="note")
         if not data["fields"]:
             return tag("p", "This provider has no settings.", cls="note")
-        return join([note, tag("form", *fields, method="post", action=f"/providers/{quote(data['name'])}", id="settings")])
+        return join([note, tag("form", *fields, method="post", action=f"/providers/{quote(data['name'])}?{urlencode({'token': self.token})}",
+                                        id="settings")])
 
     # -- what an action did, and errors ----------------------------------------------------------
 

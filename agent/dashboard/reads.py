@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.discovery import discover_memory_providers, find_memory_provider
+from agent.discovery import ProviderInfo, discover_memory_providers, find_memory_provider
 from agent.errors import MemoryPluginError
 from agent.gate import ready
 from agent.secrets import read_env
@@ -129,11 +129,24 @@ def providers(home: Path) -> dict[str, Any]:
     return {"memory_provider": config.memory_provider, "config": str(config.file), "providers": rows}
 
 
+def _fields(home: Path, info: ProviderInfo) -> list[dict[str, Any]]:
+    """The provider's settings fields, never by importing its code here: its ``config_schema.py``
+    read as data, else its ``get_config_schema()`` asked in a child process
+    (:func:`agent.provider_child.schema`, with a deadline and a size bound)."""
+    from agent import provider_child
+    from agent.memory_setup import settings_schema
+
+    if info.config_schema_file is not None:
+        return settings_schema(home, info.name)
+    return provider_child.schema(home, info.name)
+
+
 def provider(home: Path, name: str) -> dict[str, Any] | None:
-    """One provider's settings panel: its fields (:func:`agent.memory_setup.settings_schema`),
-    which secrets ``.env`` holds (names only: a value never reaches a page), and its verdict.
-    ``None`` when no provider has that name."""
-    from agent.memory_setup import SetupError, settings_schema
+    """One provider's settings panel: its fields (:func:`_fields`), which secrets ``.env`` holds
+    (names only: a value never reaches a page), and its verdict. ``None`` when no provider has
+    that name."""
+    from agent.memory_setup import SetupError
+    from agent.provider_child import ChildFailed
 
     info = find_memory_provider(home, name)
     if info is None:
@@ -142,8 +155,8 @@ def provider(home: Path, name: str) -> dict[str, Any] | None:
                             "readiness": _verdict(info, home), "fields": [], "schema_error": None,
                             "env_file": str(home / ".env")}
     try:
-        data["fields"] = settings_schema(home, info.name)
-    except (SetupError, MemoryPluginError) as exc:
+        data["fields"] = _fields(home, info)
+    except (SetupError, MemoryPluginError, ChildFailed) as exc:
         data["schema_error"] = str(exc)
     stored = read_env(home)
     data["stored_secrets"] = sorted(str(f["env_var"]) for f in data["fields"]

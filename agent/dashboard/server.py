@@ -3,9 +3,11 @@ on every request, and the routes.
 
 :class:`App` maps a request (method, path, query, form) to a status and a page, and knows nothing
 of sockets; :func:`start` binds it to ``127.0.0.1`` (an ephemeral port by default) behind
-:class:`Handler`, which refuses, before any route runs, a request without the token (403), with a
+:class:`Handler`, which refuses, before any body is read or any route runs, a request with a
 ``Host`` other than this address (403: a page of another site cannot reach it through DNS
-rebinding), or with a body over :data:`MAX_BODY`. An action that went through answers with a
+rebinding), without the token in its URL (403; a form posts to a URL that carries it), or, for a
+POST, without a usable ``Content-Length`` (411/400/413). The connections themselves are bounded
+in number, time and size (:mod:`.connections`). An action that went through answers with a
 redirect to its result page (``303``, post/redirect/get), so reloading what the browser shows
 reads the result again and never repeats the action (a second rollback would undo the first).
 A page never shows a traceback: an error becomes
@@ -16,6 +18,7 @@ with the traceback on the server's stderr.
 from __future__ import annotations
 
 import hmac
+import html
 import secrets
 import sys
 import threading
@@ -28,6 +31,7 @@ from typing import Any, cast
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from agent.dashboard import actions, reads
+from agent.dashboard.connections import MAX_BODY, READ_TIMEOUT, BadLength, BoundedServer, body_length, drain
 from agent.dashboard.markup import Html
 from agent.dashboard.pages import View
 from agent.errors import ActivationError, MemoryPluginError
@@ -36,7 +40,6 @@ from pm.ops.options import Options
 
 __all__ = ["MAX_BODY", "App", "start"]
 
-MAX_BODY = 64 * 1024
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
                                "frame-ancestors 'none'; base-uri 'none'",
@@ -192,34 +195,60 @@ class Handler(BaseHTTPRequestHandler):
     app: App  # set on the subclass :func:`start` makes
     server_version = "hermes-dashboard"
     sys_version = ""
+    timeout = READ_TIMEOUT  # each read from the client (StreamRequestHandler sets it on the socket)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's names)
+        if self._refused():
+            return
+        self._arrived()
         self._serve("GET", {})
 
     def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            self._send(413, Html("request body too large"))
+        if self._refused():
             return
-        body = self.rfile.read(length).decode("utf-8", "replace")
+        try:
+            length = body_length(self.headers)
+        except BadLength as exc:
+            self._refuse(exc.status, exc.problem)
+            return
+        data = self.rfile.read(length)
+        if len(data) < length:  # the client went away, or was cut for slowness
+            self.close_connection = True
+            return
+        self._arrived()
+        body = data.decode("utf-8", "replace")
         self._serve("POST", {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()})
+
+    def _arrived(self) -> None:
+        cast(BoundedServer, self.server).arrived(self.request)
+
+    def _refused(self) -> bool:
+        """Answer 403 for a foreign Host or a missing or wrong token (from the URL); whether it did."""
+        port = cast(ThreadingHTTPServer, self.server).server_port
+        given = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}.get("token")
+        if self.headers.get("Host") not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            self._refuse(403, "forbidden: unexpected Host header")
+        elif not given or not hmac.compare_digest(given.encode(), self.app.token.encode()):
+            self._refuse(403, "forbidden: this dashboard needs the token of the URL `hermes dashboard` printed")
+        else:
+            return False
+        return True
+
+    def _refuse(self, status: int, problem: str) -> None:
+        """Answer ``status`` without reading the body, then close (draining what the client sends)."""
+        self.close_connection = True
+        self._send(status, Html(f"<!doctype html><title>{status}</title><p>{html.escape(problem)}</p>"),
+                   close=True)
+        self.wfile.flush()
+        drain(self.connection)
 
     def _serve(self, method: str, form: Form) -> None:
         url = urlsplit(self.path)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        given = form.get("token") if method == "POST" else query.get("token")
-        port = cast(ThreadingHTTPServer, self.server).server_port
-        if self.headers.get("Host") not in (f"127.0.0.1:{port}", f"localhost:{port}"):
-            self._send(403, Html("<!doctype html><title>403</title><p>forbidden: unexpected Host header</p>"))
-        elif not given or not hmac.compare_digest(given.encode(), self.app.token.encode()):
-            self._send(403, Html("<!doctype html><title>403</title><p>forbidden: this dashboard needs the token "
-                                 "of the URL `hermes dashboard` printed</p>"))
+        status, page = self.app.handle(method, url.path, form)
+        if method == "POST" and url.path.startswith("/actions/") and status == 200:
+            self._redirect(f"{self.app.keep_result(page)}?{urlencode({'token': self.app.token})}")
         else:
-            status, page = self.app.handle(method, url.path, form)
-            if method == "POST" and url.path.startswith("/actions/") and status == 200:
-                self._redirect(f"{self.app.keep_result(page)}?{urlencode({'token': self.app.token})}")
-            else:
-                self._send(status, page)
+            self._send(status, page)
 
     def _redirect(self, location: str) -> None:
         self.send_response(303)
@@ -229,11 +258,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
 
-    def _send(self, status: int, body: Html) -> None:
+    def _send(self, status: int, body: Html, *, close: bool = False) -> None:
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
+        if close:
+            self.send_header("Connection", "close")
         for key, value in HEADERS.items():
             self.send_header(key, value)
         self.end_headers()
@@ -245,12 +276,11 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write(f"{self.command} {urlsplit(self.path).path} {args[1] if len(args) > 1 else ''}\n")
 
 
-def start(app: App, port: int = 0, *, verbose: bool = False) -> tuple[ThreadingHTTPServer, str]:
+def start(app: App, port: int = 0, *, verbose: bool = False) -> tuple[BoundedServer, str]:
     """Bind ``app`` to 127.0.0.1:``port`` (0: an ephemeral one); the server (call
     ``serve_forever``) and the URL to open, token included."""
     handler = type("BoundHandler", (Handler,), {"app": app})
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
+    server = BoundedServer(("127.0.0.1", port), handler)
     server.verbose = verbose  # type: ignore[attr-defined]
     return server, f"http://127.0.0.1:{server.server_port}/?token={app.token}"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pm.base.errors import InputError
-from pm.base.watch import UNWATCHED, Watch
+from pm.base.watch import READ_FLAGS, UNWATCHED, Watch
 
 #: Larger declaration or config files are refused unread: no plugin needs a megabyte of YAML.
 MAX_TEXT_BYTES = 1024 * 1024
@@ -75,7 +75,7 @@ def _read_text(path: Path, within: Path | None, limit: int, watch: Watch) -> Tex
         if info.st_size > limit:
             raise InputError.one(path, None, f"is {info.st_size} bytes; the limit is {limit} bytes")
         # O_NONBLOCK: a file swapped for a FIFO after the stat above must not hang the open
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)), "rb") as handle:
+        with os.fdopen(os.open(path, READ_FLAGS), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise InputError.one(path, None, "is not a regular file; pm reads only files")
             data = handle.read(limit + 1)

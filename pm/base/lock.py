@@ -1,13 +1,13 @@
-"""One lock per home around every change: ``<home>/pm/lock``, an ``flock`` held for the operation.
+"""One lock per home around every change: ``<home>/pm/lock``, an exclusive file lock held for the
+operation (``flock`` on POSIX, ``msvcrt.locking`` on Windows: :mod:`pm.base.filelock`).
 
 A second pm process waits (and says so once, naming the holder), or gives up after ``timeout``
 seconds. The kernel releases the lock when a holder dies, even by SIGKILL, so a crash never leaves
-the home locked. The file holds the holder's pid and command, for people; the ``flock`` decides.
+the home locked. The file holds the holder's pid and command, for people; the lock decides.
 """
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
 import sys
@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pm.base import filelock
 from pm.base.errors import PmError, UsageError, quote
 from pm.base.store import Store, StoreError
 
@@ -101,7 +102,7 @@ def home_lock(home: Path, store: Store, *, timeout: float = LOCK_TIMEOUT,
         _acquire(fd, path, home, timeout, notify)
         held.add(path)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, _identity().encode(), 0)
+        filelock.write_start(fd, _identity().encode())
         for folder in (path.parent, path.parent / "receipts"):  # .state.json / .latest.json leftovers
             store.sweep(folder)
         yield
@@ -114,17 +115,15 @@ def _acquire(fd: int, path: Path, home: Path, timeout: float, notify: Callable[[
     deadline = time.monotonic() + timeout
     told = False
     while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if filelock.try_lock(fd):
             return
-        except BlockingIOError:
-            holder = _holder(fd)
-            if time.monotonic() >= deadline:
-                raise LockTimeout(path, timeout, holder) from None
-            if not told:
-                notify(f"waiting for another pm process ({holder}) to finish with {home} (lock {path})")
-                told = True
-            time.sleep(0.05)
+        holder = _holder(fd)
+        if time.monotonic() >= deadline:
+            raise LockTimeout(path, timeout, holder)
+        if not told:
+            notify(f"waiting for another pm process ({holder}) to finish with {home} (lock {path})")
+            told = True
+        time.sleep(0.05)
 
 
 def _identity() -> str:
@@ -139,6 +138,6 @@ def _identity() -> str:
 
 def _holder(fd: int) -> str:
     try:
-        return os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown pid"
+        return filelock.read_start(fd, 200).decode(errors="replace").strip() or "unknown pid"
     except OSError:
         return "unknown pid"

@@ -252,11 +252,18 @@ def file_digest(path: os.PathLike[str] | str) -> str | None:
     return _read_regular(path, hashed)
 
 
+#: How pm opens a file it reads: non-blocking (a FIFO put where a file was must not hang the open),
+#: not inherited, and binary; each flag only where the OS has it (Windows has no O_NONBLOCK, and
+#: opens in text mode without O_BINARY).
+READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+              | getattr(os, "O_BINARY", 0))
+
+
 def _read_regular(path: os.PathLike[str] | str, read: Callable[[Any], str]) -> str | None:
     """``read(handle)`` of the regular file at ``path``; "not-a-file" for anything else, None when
     it cannot be read. Opened non-blocking: a FIFO put where a file was must not hold the command."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, READ_FLAGS)
     except (OSError, ValueError):
         return None
     try:

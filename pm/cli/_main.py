@@ -49,9 +49,10 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
     "catalog": ("catalog", "", "the catalog's acceptance gate: every entry with core, alone and together, on every "
                 "target (catalog check)", False),
 }
-#: The receipt ``kind`` of the host's commands that dispatch runs (others: the command's name).
+#: The receipt ``kind`` of the commands whose name is not their kind (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
-          "plugins-remove": "remove", "plugins-list": "list", "profile-list": "list"}
+          "plugins-remove": "remove", "plugins-list": "list", "profile-list": "list",
+          "catalog": "catalog-check"}  # (its only subcommand; a catalog that cannot be read fails before its draft)
 
 
 def command(name: str) -> Any:

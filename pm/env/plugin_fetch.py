@@ -118,13 +118,15 @@ def _git(url: str, commit: str, dest: Path) -> Path:
     command line, in ``.git/config`` or in a message; git dies with pm and within GIT_DEADLINE."""
     clean, authorization = split_credentials(url)
     shown = redact_url(url)
+    if clean.startswith("-"):
+        raise InstallError(f"{quote(shown)}: a git URL cannot start with '-' (git would read it as an option); refused")
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
     if authorization:
         env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
                 "GIT_CONFIG_VALUE_0": f"Authorization: {authorization}"}
-    _run_git(["clone", "--quiet", "--no-checkout", clean, str(dest)], env, shown)
+    _run_git(["clone", "--quiet", "--no-checkout", "--", clean, str(dest)], env, shown)  # `--`: no URL is an option
     try:
-        _run_git(["checkout", "--quiet", "--detach", commit], env, shown, cwd=dest)
+        _run_git(["checkout", "--quiet", "--detach", commit, "--"], env, shown, cwd=dest)
     except InstallError:
         raise InstallError(f"{shown}: commit {commit} is not in the repository; refused (the catalog pin must match)") from None
     head = _run_git(["rev-parse", "HEAD"], env, shown, cwd=dest)

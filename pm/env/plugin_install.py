@@ -245,7 +245,7 @@ def removed_installed(home: Path, catalog: Catalog, keep: tuple[str, ...] = (), 
         records = {}
     found = []
     for name, record in sorted((records if isinstance(records, dict) else {}).items()):
-        if isinstance(record, dict) and record.get("source") == "catalog" and name in catalog.removed \
+        if isinstance(record, dict) and record.get("source") == "catalog" and catalog.is_removed(name) \
                 and name not in keep and (home / "plugins" / name).is_dir():
             pinned = record.get("pin") or record.get("commit") or record.get("sha256") or "?"
             found.append(f"plugin {name!r} was installed from the catalog ({pinned}) and has since been removed from "

@@ -9,7 +9,10 @@ may install. Two forms:
   ``kind``) and ``removed.yaml`` (a list of names, or of ``{name, reason}``).
 
 Every problem is reported at once, each naming its file and key. ``requires_hermes`` and
-``platforms`` are honoured at install (:func:`refusal_here`).
+``platforms`` are honoured at install (:func:`refusal_here`). Names are compared as
+:func:`catalog_name` writes them (case and runs of ``-``, ``_``, ``.`` ignored): two entries whose
+names compare equal are refused, naming both, as are two kill-list names that do; a kill-list
+name blocks the entry it compares equal to (``removed: [Good]`` blocks ``good``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pm.base import yamlfile as _yaml
-from pm.base.errors import InputError, PmError, Problem
+from pm.base.errors import InputError, PmError, Problem, quote
 from pm.base.files import read_text
 from pm.base.watch import UNWATCHED, Watch
 
@@ -28,6 +31,15 @@ SHIPPED = Path(__file__).resolve().parents[1] / "data" / "catalog.yaml"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _ENTRY_KEYS = {"name", "kind", "source", "subdir", "description", "requires_hermes"}
+
+
+def catalog_name(name: str) -> str:
+    """``name`` as catalog names are compared: lowercased, each run of ``-``, ``_`` and ``.`` one
+    ``-`` (PEP 503's rule for project names)."""
+    return _SEPARATORS.sub("-", name).lower()
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
 
 
 class CatalogRefusal(PmError):
@@ -67,16 +79,25 @@ class Catalog:
     notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
     reasons: tuple[tuple[str, str], ...] = ()  # (name, why it was removed), when removed.yaml says
 
+    def is_removed(self, name: str) -> bool:
+        """Whether the kill list names ``name`` (compared as :func:`catalog_name` writes them)."""
+        wanted = catalog_name(name)
+        return any(catalog_name(r) == wanted for r in self.removed)
+
     def why_removed(self, name: str) -> str:
         """`` (reason: …)`` when the kill list gives one for ``name``, else empty."""
-        reason = dict(self.reasons).get(name)
+        wanted = catalog_name(name)
+        reason = next((why for n, why in self.reasons if catalog_name(n) == wanted), None)
         return f" (reason: {reason})" if reason else ""
 
     def find(self, name: str) -> Entry | None:
-        if name in self.removed:
+        """The entry ``name`` means (its exact name, else the one it compares equal to); refused
+        when the kill list names it."""
+        if self.is_removed(name):
             raise CatalogRefusal(f"{self.file}: plugin {name!r} was removed from the catalog{self.why_removed(name)} "
                                  "and cannot be installed")
-        return next((e for e in self.entries if e.name == name), None)
+        exact = next((e for e in self.entries if e.name == name), None)
+        return exact or next((e for e in self.entries if catalog_name(e.name) == catalog_name(name)), None)
 
 
 def load_catalog(path: Path | None = None, *, watch: Watch = UNWATCHED) -> Catalog:
@@ -101,9 +122,24 @@ def catalog_from_text(path: Path, text: str) -> Catalog:
     if not isinstance(removed, list) or not all(isinstance(r, str) for r in removed):
         problems.append(Problem(path, "removed", f"must be a list of names, got {removed!r}"))
         removed = []
+    kept = tuple(e for e in entries if e is not None)
+    problems += _same_names(path, [(f"entries[{i}]", e.name) for i, e in enumerate(entries) if e is not None],
+                            "entries")
+    problems += _same_names(path, [(f"removed[{i}]", n) for i, n in enumerate(removed)], "kill-list names")
     if problems:
         raise InputError(problems)
-    return Catalog(path, tuple(e for e in entries if e is not None), tuple(removed))
+    return Catalog(path, kept, tuple(removed))
+
+
+def _same_names(path: Path, named: list[tuple[str, str]], what: str) -> list[Problem]:
+    """A problem for each name that more than one of ``named`` (``(where, name)``) compares
+    equal to, naming every one of them."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for where, name in named:
+        groups.setdefault(catalog_name(name), []).append((where, name))
+    return [Problem(path, group[0][0], f"{what} {' and '.join(f'{w} {n!r}' for w, n in group)} name the same "
+                    f"plugin {key!r} (names are compared ignoring case and '-', '_', '.'); keep one")
+            for key, group in groups.items() if len(group) > 1]
 
 
 def _entry(path: Path, i: int, raw: Any, problems: list[Problem]) -> Entry | None:
@@ -123,7 +159,10 @@ def _entry(path: Path, i: int, raw: Any, problems: list[Problem]) -> Entry | Non
         return None
     git, commit = source.get("git"), source.get("commit")
     archive, sha256 = source.get("archive"), source.get("sha256")
-    if git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
+    if git is not None and (not isinstance(git, str) or not git or git.startswith("-")):
+        problems.append(Problem(path, f"{key}.source.git", f"must be a repository URL (not starting with '-'), "
+                                f"got {quote(git)}"))
+    elif git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
         problems.append(Problem(path, f"{key}.source.commit", f"must be a 40-hex commit, got {commit!r}"))
     elif git is None and not (isinstance(archive, str) and isinstance(sha256, str) and _HEX64.match(sha256)):
         problems.append(Problem(path, f"{key}.source", "must be {git, commit} or {archive, sha256 (64 hex)}"))
@@ -150,9 +189,9 @@ def _load_directory(folder: Path, *, watch: Watch = UNWATCHED) -> Catalog:
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
     removed, reasons = _removed(folder / "removed.yaml", problems, watch=watch)
-    names = [e.name for e in entries]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(Problem(folder, name, "more than one entry file has this name"))
+    problems += _same_names(folder, [(Path(e.file).name, e.name) for e in entries], "entry files")
+    problems += _same_names(folder / "removed.yaml", [(f"[{i}]", n) for i, n in enumerate(removed)],
+                            "kill-list names")
     if problems:
         raise InputError(problems)
     return Catalog(folder, tuple(entries), removed, reasons=reasons)

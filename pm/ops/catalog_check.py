@@ -129,7 +129,7 @@ def check_catalog(catalog: Catalog, settings: Settings, base: Target, python_ver
     if previous is not None and (previous.get("basis") != report.basis or previous.get("targets") != report.targets):
         previous = None  # another core, other sources or other targets: nothing carries over
     with scratch_folder(SCRATCH_PREFIX) as scratch:
-        live = tuple(e for e in catalog.entries if e.name not in catalog.removed)
+        live = tuple(e for e in catalog.entries if not catalog.is_removed(e.name))
         for name in sorted({e.name for e in catalog.entries} - {e.name for e in live}):
             report.fetched[name] = f"removed: on the catalog's kill list{catalog.why_removed(name)}, not checked"
         if shard is not None:

@@ -73,7 +73,7 @@ def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: A
     for each in [home, *profile_homes(home)[0]]:
         for name, record in installed_records(each).items():
             entry = next((e for e in catalog.entries if e.name == name), None)
-            if entry is None or name in catalog.removed or record.get("source") != "catalog":
+            if entry is None or catalog.is_removed(name) or record.get("source") != "catalog":
                 continue
             if _pin_of(record) != entry.pin:
                 done.append(_repin(txn, each, entry, record, catalog, accept, ask))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config_schema import ConfigSchemaError, read_config_schema
+from agent.config_schema import MAX_SCHEMA_BYTES, ConfigSchemaError, read_config_schema
 from agent.discovery import discover_memory_providers, find_memory_provider
 from agent.loader import load_memory_provider
 from agent.memory_cli import main as memory_main
@@ -112,6 +112,28 @@ def test_config_schema_py_is_read_never_run(tmp_path: Path) -> None:
     path.write_text("X = 1\n")
     with pytest.raises(ConfigSchemaError, match="defines none of CONFIG_SCHEMA, get_config_schema"):
         read_config_schema(path)
+
+
+def test_an_oversized_config_schema_py_is_refused_unread(
+    new_home: Callable[..., Path], capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Finding 4 of issue 34: a 300 MB config_schema.py was read whole (646 MB peak on one page)."""
+    home = new_home({"memory": {"provider": "my-provider"}})
+    root = _guide_root(home, init=SAVING)
+    path = root / "config_schema.py"
+    path.write_text(SCHEMA_FILE + "#" * MAX_SCHEMA_BYTES)
+    size = path.stat().st_size
+    said = f"{path}: is {size} bytes; the limit is {MAX_SCHEMA_BYTES} bytes"
+    with pytest.raises(ConfigSchemaError) as err:
+        read_config_schema(path)
+    assert str(err.value) == said
+    assert memory_main(["setup", "my-provider", "--home", str(home), "--set", "api_key=k1"]) == 2
+    assert said in capsys.readouterr().err
+    assert not (home / ".env").exists()
+    from agent.dashboard.reads import provider
+
+    page = provider(home, "my-provider")
+    assert page is not None and (page["fields"], page["schema_error"]) == ([], said)
 
 
 SKILLED = provider_init("my-provider", extra='''

@@ -79,7 +79,7 @@ def test_enabling_a_colliding_plugin_shows_the_refusal_and_its_partner(served: S
     selected = generations.read_state(served.home)["selected"]
     plugins = tree_digest(served.home / "plugins")
     find = visit(browser, served.at("/plugins/charts"))
-    click(browser, find("form[action='/actions/enable'] button")[0])
+    click(browser, find("form[action^='/actions/enable?'] button")[0])
     said = browser.find_element("css selector", "#outcome").text
     receipt = served.receipt()
     assert (receipt["kind"], receipt["outcome"], receipt["candidate"]) == ("admit", "conflict", "charts")
@@ -179,7 +179,7 @@ def test_the_settings_form_writes_what_memory_setup_writes(served: Served, brows
 def test_rollback_selects_the_previous_generation(served: Served, browser: Any) -> None:
     state = generations.read_state(served.home)
     find = visit(browser, served.at("/generations"))
-    click(browser, find("form[action='/actions/rollback'] button")[0])
+    click(browser, find("form[action^='/actions/rollback?'] button")[0])
     said = browser.find_element("css selector", "#outcome").text
     after = generations.read_state(served.home)
     assert after["selected"] == state["previous"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
+from pm.base.errors import quote
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import git, plugin
@@ -146,3 +147,21 @@ class _Zeros(io.RawIOBase):
         buffer[:n] = bytes(n)
         self.left -= n
         return n
+
+
+@pytest.mark.parametrize("url", ["--upload-pack=touch {marker}", "-cprotocol.file.allow=always"])
+def test_a_git_url_that_starts_with_a_dash_is_refused(env: Path, url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34: git is given `--` before every URL, and a URL that starts with `-` is refused
+    before git runs, in a catalog entry and in `plugins install git+URL@COMMIT`."""
+    marker = env / "ran"
+    url = url.format(marker=marker)
+    home = home_with(env, {"source": {"git": url, "commit": "a" * 40}})
+    assert main(["plugins", "install", "honcho", "--home", str(home)]) == 1
+    assert (f"{env / 'catalog.json'}: entries[0].source.git: must be a repository URL (not starting with '-'), "
+            f"got {quote(url)}") in capsys.readouterr().err
+    (env / "catalog.json").write_text(json.dumps({"entries": [], "removed": []}))
+    assert main(["plugins", "install", f"git+{url}@{'a' * 40}", "--home", str(home)]) == 1
+    assert (f"{quote(url)}: a git URL cannot start with '-' (git would read it as an option); refused"
+            in capsys.readouterr().err)
+    assert json.loads((home / "pm/receipts/latest.json").read_text())["outcome"] == "refused"
+    assert not marker.exists() and sorted(p.name for p in (home / "plugins").iterdir()) == []
