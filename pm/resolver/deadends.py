@@ -177,7 +177,7 @@ def leaf(req: Req, provider: Provider) -> DeadEnd:
     if not links:
         return DeadEnd(req.text, req.key, "missing")
     matching = [link for link in links if req.specifier.contains(link.version, prereleases=True)]
-    versions = unusable(matching, [req], provider)
+    versions = unusable(matching, provider)
     if not versions:
         available = tuple(str(v) for v in sorted({link.version for link in links}, reverse=True))
         return DeadEnd(req.text, req.key, "conflict", available=available)
@@ -186,16 +186,15 @@ def leaf(req: Req, provider: Provider) -> DeadEnd:
     return DeadEnd(req.text, req.key, min((u.kind for u in versions), key=KINDS.index), versions)
 
 
-def unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
+def unusable(links: list[FileLink], provider: Provider) -> tuple[Unusable, ...]:
     """Each matching version with the reason it cannot be used; ``()`` when one can be."""
-    pinned = any(r.is_exact_pin for r in reqs)
     by_version: dict[Version, list[FileLink]] = {}
     for link in links:
         by_version.setdefault(link.version, []).append(link)
     found = []
     for version in sorted(by_version, reverse=True):
         files = by_version[version]
-        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
+        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, provider.may_use_yanked(link))) is not None]
         if len(problems) < len(files):
             return ()
         kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))

@@ -33,6 +33,7 @@ from pm.resolver.missing import (
 )
 from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
 from pm.resolver.provider import Builder, Provider
+from pm.resolver.wording import format_yanked_pin
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
@@ -136,7 +137,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
     provider = Provider(source, target, policy, builder)
-    provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
+    provider.set_roots(roots)  # root context (pm.resolver.learning) and the versions a yanked file may serve
     provider.look_ahead(roots)
     tally = _Tally()
     resolver: Resolver = Resolver(provider, tally)  # type: ignore[type-arg]
@@ -156,7 +157,8 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     resolution = _to_resolution(result)
     resolution = _with_unverified_metadata(resolution, provider)
     resolution = _with_hashes(resolution, source)
-    return replace(resolution, warnings=_missing_extras(result, provider))
+    yanked = tuple(format_yanked_pin(pin) for pin in resolution.pins if pin.link.is_yanked)
+    return replace(resolution, warnings=_missing_extras(result, provider) + yanked)
 
 
 def _with_hashes(resolution: Resolution, source: Source) -> Resolution:
