@@ -221,6 +221,8 @@ def _which(end: DeadEnd, needs: Needs) -> str:
 def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
     if leaf.roots:  # ruled out by what every solution must hold
         return f"; but {_and(list(leaf.roots))}"
+    if leaf.excludes:  # a cycle: the chain came back to its own project at another version
+        return f", which excludes {leaf.excludes} above (one environment holds one version of {leaf.package})"
     if leaf.kind == "conflict":
         return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
     return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"
