@@ -167,7 +167,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 r.specifier.contains(self.python_version, prereleases=True) for r in reqs)
             found = [Candidate(PYTHON, self.python_version, frozenset(), None, origins)] if fits else []
         else:
-            name, extras = reqs[0].name, reqs[0].extras
+            name, extras = (reqs[0].name, reqs[0].extras) if reqs else _split_key(identifier)  # none: a backjump's patch
             found = [
                 Candidate(name, version, extras, link, origins)
                 for version, link in self.best_files(name, reqs)
@@ -369,3 +369,10 @@ def _same_version(pin: str, version: Version) -> bool:
         return Version(pin) == version
     except InvalidVersion:
         return pin.strip().lower() == str(version)
+
+
+def _split_key(identifier: str) -> tuple[NormalizedName, frozenset[NormalizedName]]:
+    """The name and extras of an identifier (:func:`~.model.make_key`'s inverse): resolvelib asks
+    for the matches of a criterion whose requirements a backjump removed, with none left."""
+    name, _, extras = identifier.partition("[")
+    return NormalizedName(name), frozenset(NormalizedName(e) for e in extras.rstrip("]").split(",") if e)
