@@ -1,6 +1,6 @@
 """Benchmark: unsatisfiable sets — every refusal timed against uv refusing the same input.
 
-Usage: python scripts/bench/refusals.py [--runs N] [--python PATH] [--keep] [--mode pypi|mirror]
+Usage: python scripts/bench/refusals.py [--runs N] [--python PATH] [--keep] [--mode pypi|mirror] [--only A,B]
 
 Each workload is a core of exact pins plus one wide range (>= 100 versions, none of them related to
 the collision), and one plugin whose pin collides with core (issue 20's shapes):
@@ -14,6 +14,12 @@ the collision), and one plugin whose pin collides with core (issue 20's shapes):
 - ``deep-chain``: 10 links of 12 versions each, every version needing the next link, and every
   version of the last link colliding with core (pyrex-style: each path dies at its end);
 - ``behind-source-only``: the colliding package also has a newer source-only release.
+- ``cycle``: issue 33's smallest unsatisfiable cycle (a 1.0.0 needs b==1.0.0, a 2.0.0 needs
+  b==2.0.0, b 1.0.0 needs a==2.0.0, b 2.0.0 needs a==1.0.0; the plugin needs a), which ended "too
+  complex" after 20,000 rounds; ``cycle-4x6``: four projects of six versions around a cycle, each
+  version pinning the next project's same version, the last one shifted by one;
+- ``yanked``: the plugin's package pins a release that is yanked (PEP 592: only a root's exact
+  pin opts into it, as uv).
 
 Cold: a fresh cache each run (pm's and uv's); warm: one cache warmed by an untimed run. Both tools
 must refuse (pm exit 3, uv exit 1); a row where pm does not (a "too complex", exit 1) says FAILED. Target
@@ -62,6 +68,13 @@ def shapes() -> list[workloads.Workload]:
         _workload("deep-chain", chain, ["link0"]),
         _workload("behind-source-only", {"lc": {"0.0.200": ["tenacity<9"], "0.1.0": {"sdist_only": True}}},
                   ["lc==0.0.200"]),
+        _workload("cycle", {"cyc-a": {"1.0.0": ["cyc-b==1.0.0"], "2.0.0": ["cyc-b==2.0.0"]},
+                            "cyc-b": {"1.0.0": ["cyc-a==2.0.0"], "2.0.0": ["cyc-a==1.0.0"]}}, ["cyc-a"]),
+        _workload("cycle-4x6", {f"ring{i}": {f"{v}.0": [f"ring{(i + 1) % 4}=={v % 6 + 1 if i == 3 else v}.0"]
+                                             for v in range(1, 7)} for i in range(4)}, ["ring0"]),
+        _workload("yanked", {"lc": {"0.0.200": ["brokenrel==1.0"]},
+                             "brokenrel": {"0.9": [], "1.0": {"yanked": "the wheel is missing a module"}}},
+                  ["lc==0.0.200"]),
     ]
 
 
@@ -100,12 +113,16 @@ def _timed(args, folder: Path, command, env, ok: tuple[int, ...]) -> tuple[float
 
 
 def main() -> None:
-    args = h.arguments(__doc__, lambda p: p.add_argument("--mode", choices=h.INDEX_MODES, default="pypi"),
-                       runs=3)
+    def more(parser) -> None:
+        parser.add_argument("--mode", choices=h.INDEX_MODES, default="pypi")
+        parser.add_argument("--only", default="", help="comma-separated workload names (default: all)")
+
+    args = h.arguments(__doc__, more, runs=3)
     holder = h.work_dir(args.keep)
     folder = Path(holder if isinstance(holder, Path) else holder.name)
     print(f"python {args.python}; uv {h.UV}; median of {args.runs} runs; work folder {folder}", file=sys.stderr)
-    rows = [row(args, folder, workload) for workload in shapes()]
+    only = {n for n in args.only.split(",") if n}
+    rows = [row(args, folder, workload) for workload in shapes() if not only or workload.name in only]
     print(f"refusals (pm exit 3, uv exit 1), index headers: {args.mode}; target <= 3x uv")
     h.print_table(["workload", "pm cold", "uv cold", "ratio", "pm warm", "uv warm", "ratio"], rows)
 
