@@ -85,6 +85,7 @@ class Learning:
         self._known = 0  # how many dependency lists are known: a proof under context that failed may hold later
         self._checked: dict[VersionKey, int] = {}  # version -> ``_known`` when its cycle check last failed
         self.cyclic: set[VersionKey] = set()  # versions killed by a proof under their own pin
+        self._on_cycle: dict[NormalizedName, tuple[int, bool]] = {}  # name -> (_known, on a cycle)
 
     def set_roots(self, roots: Sequence[Req]) -> None:
         """The root requirements of this resolution (markers evaluated): they hold in any solution."""
@@ -170,16 +171,20 @@ class Learning:
         return found
 
     def on_cycle(self, name: NormalizedName) -> bool:
-        """Whether the projects that ``name``'s tried versions require lead back to it."""
-        stack, seen = list(self._edges.get(name, ())), set()
-        while stack:
+        """Whether the projects that ``name``'s tried versions require lead back to it (a walk
+        of the project graph, remembered until a dependency list is added)."""
+        known = self._on_cycle.get(name)
+        if known is not None and known[0] == self._known:
+            return known[1]
+        stack, seen, found = list(self._edges.get(name, ())), set(), False
+        while stack and not found:
             here = stack.pop()
-            if here == name:
-                return True
+            found = here == name
             if here not in seen:
                 seen.add(here)
                 stack += self._edges.get(here, ())
-        return False
+        self._on_cycle[name] = (self._known, found)
+        return found
 
     def deps_of(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> tuple[Req, ...] | None:
         """The known requirements of ``name[extras] version`` (None: never tried)."""

@@ -20,6 +20,10 @@ the collision), and one plugin whose pin collides with core (issue 20's shapes):
   version pinning the next project's same version, the last one shifted by one;
 - ``yanked``: the plugin's package pins a release that is yanked (PEP 592: only a root's exact
   pin opts into it, as uv).
+- ``pyrax``: resolvelib's real snapshot of PyPI around ``pyrax==1.9.8`` (445 projects, 6,280
+  releases; ``data/pypi-2020-02-15-pyrax.json.gz``, from sarugaku/resolvelib's functional tests,
+  ISC licence), where the chains end at projects the snapshot has no release of: a missing
+  project for both tools (no core here).
 
 Cold: a fresh cache each run (pm's and uv's); warm: one cache warmed by an untimed run. Both tools
 must refuse (pm exit 3, uv exit 1); a row where pm does not (a "too complex", exit 1) says FAILED. Target
@@ -28,6 +32,8 @@ must refuse (pm exit 3, uv exit 1); a row where pm does not (a "too complex", ex
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 from pathlib import Path
 
@@ -47,6 +53,7 @@ BASE_SPEC = {
     "sniffio": {"1.3.1": {"requires_python": ">=3.7"}},
 }
 CORE = ["tenacity==9.1.4", "pydantic==2.10.3", "anyio==4.7.0", "wide>=0.104,<1"]
+MISSING = {"pyrax"}  # refused as a missing project: pm exits 1 (a failure, not a conflict), uv 1
 
 
 def _workload(name: str, extra_spec: dict, plugin: list[str]) -> workloads.Workload:
@@ -75,7 +82,16 @@ def shapes() -> list[workloads.Workload]:
         _workload("yanked", {"lc": {"0.0.200": ["brokenrel==1.0"]},
                              "brokenrel": {"0.9": [], "1.0": {"yanked": "the wheel is missing a module"}}},
                   ["lc==0.0.200"]),
-    ]
+    ] + [pyrax()]
+
+
+def pyrax() -> workloads.Workload:
+    """The pyrax snapshot as a workload: each release's dependencies, projects without one left out."""
+    with gzip.open(Path(__file__).parent / "data" / "pypi-2020-02-15-pyrax.json.gz", "rt") as snapshot:
+        index = json.load(snapshot)
+    spec = {name: {version: info["dependencies"] for version, info in versions.items()}
+            for name, versions in index.items() if versions}
+    return workloads.Workload("pyrax", spec, [], {}, {"plug": ["pyrax==1.9.8"]})
 
 
 def row(args, folder: Path, workload: workloads.Workload) -> list[str]:
@@ -93,7 +109,8 @@ def row(args, folder: Path, workload: workloads.Workload) -> list[str]:
 
         uv_cold, uv_warm = _timed(args, folder / workload.name / "uv", theirs, lambda _: h.uv_env(), (1,))
         try:
-            pm_cold, pm_warm = _timed(args, folder / workload.name / "pm", ours, ours_env, (3,))
+            pm_cold, pm_warm = _timed(args, folder / workload.name / "pm", ours, ours_env,
+                                      (1,) if workload.name in MISSING else (3,))
         except SystemExit as failed:  # not a refusal (a "too complex"): say so in the row, go on
             said = str(failed).strip().splitlines()
             shown = next((line for line in said if line.startswith("error:")), said[-1] if said else "?")
