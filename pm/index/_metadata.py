@@ -149,7 +149,7 @@ def _open_tar(archive: str | IO[bytes]) -> tarfile.TarFile:
 
 
 def sdist_pkg_info(archive: str | IO[bytes], filename: str, url: str) -> bytes:
-    """The top-level ``PKG-INFO`` of an sdist (``.tar.gz``, ``.tgz`` or ``.zip``)."""
+    """The top-level ``PKG-INFO`` of an sdist (``.zip``, or a tar however compressed that Python reads)."""
     import tarfile
     import zipfile
 

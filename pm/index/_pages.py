@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from pm.index.base import FileLink, IndexFailure
+from pm.index.base import SDIST_ENDINGS, FileLink, IndexFailure
 from pm.index.project import Digest, Entry, absolute, link_of
 
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
@@ -72,7 +72,7 @@ def page_digest(body: bytes, content_type: str, page_url: str, tags: frozenset[s
 
 
 #: Endings of the files a PEP 503 project page links to (wheels, sdists and older formats).
-_FILE_ENDINGS = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz", ".tar.xz", ".tar", ".egg", ".exe", ".msi", ".rpm")
+_FILE_ENDINGS = (".whl", *SDIST_ENDINGS, ".egg", ".exe", ".msi", ".rpm")
 
 
 def project_html_entries(body: bytes, page_url: str) -> list[Entry]:

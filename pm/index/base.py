@@ -8,6 +8,8 @@ fake. Sources do I/O; the resolver core never does.
 
 from __future__ import annotations
 
+import functools
+import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,10 +24,10 @@ from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
     NormalizedName,
-    parse_sdist_filename,
+    canonicalize_name,
     parse_wheel_filename,
 )
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from pm.base.errors import PmError
 
@@ -79,6 +81,42 @@ def is_looking_ahead() -> bool:
     return bool(getattr(_AHEAD, "on", False))
 
 
+#: The source distribution endings uv reads (its ``SourceDistExtension``): PEP 625's ``.tar.gz``
+#: and ``.zip``, and the legacy tar spellings. ``.egg``, ``.exe``, ``.msi`` and ``.rpm`` files are
+#: no distribution either reads.
+SDIST_ENDINGS = (".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz", ".tar.lzma", ".tgz", ".tbz",
+                 ".txz", ".tlz", ".tar")
+_NAME = re.compile(r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?", re.IGNORECASE)
+
+
+def split_sdist(filename: str) -> tuple[str, str] | None:
+    """(name, version) texts of a source distribution's file name, as uv reads them; None when
+    it is none. The version is what follows the last ``-`` when that is a PEP 440 version (the
+    normalized form); else, for a legacy name whose version holds a ``-`` (``pybbox-0.0.5-alpha.zip``
+    is pybbox 0.0.5a0), the one split whose two sides are a project name and a version — none
+    when two splits would do (``a-1-1.zip``: a 1.post1, or a-1 1, told apart only by the page's
+    project name). The version text is returned as written (PEP 440 normalizes it when parsed)."""
+    ending = next((e for e in SDIST_ENDINGS if filename.endswith(e)), None)
+    if ending is None:
+        return None
+    stem = filename[: -len(ending)]
+    name, dash, version = stem.rpartition("-")
+    if dash and _NAME.fullmatch(name) and _is_version(version):
+        return name, version
+    splits = [(stem[:i], stem[i + 1:]) for i, c in enumerate(stem) if c == "-" and i < len(name)]
+    found = [(n, v) for n, v in splits if _NAME.fullmatch(n) and _is_version(v)]
+    return found[0] if len(found) == 1 else None
+
+
+@functools.lru_cache(maxsize=65536)
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class FileLink:
     """One distribution file a source offers.
@@ -109,7 +147,10 @@ class FileLink:
             name, version, _, tags = parse_wheel_filename(self.filename)
             is_wheel = True
         else:
-            name, version = parse_sdist_filename(self.filename)
+            parts = split_sdist(self.filename)
+            if parts is None:
+                raise InvalidSdistFilename(f"not a source distribution file name: {self.filename!r}")
+            name, version = canonicalize_name(parts[0]), Version(parts[1])
             tags, is_wheel = frozenset(), False
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "version", version)

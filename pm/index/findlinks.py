@@ -16,9 +16,9 @@ from pathlib import Path
 from packaging.utils import NormalizedName, canonicalize_name
 
 from pm.index._metadata import archive_metadata, parse_metadata, require_static
-from pm.index.base import FileLink, IndexFailure, Metadata
+from pm.index.base import SDIST_ENDINGS, FileLink, IndexFailure, Metadata
 
-_SUFFIXES = (".whl", ".tar.gz", ".tgz", ".zip")
+_SUFFIXES = (".whl", *SDIST_ENDINGS)
 
 
 def file_sha256(path: Path) -> str:

@@ -25,10 +25,10 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName
 from packaging.version import InvalidVersion, Version
 
-from pm.index.base import FileLink
+from pm.index.base import FileLink, split_sdist
 
 #: Bump when the digest's shape or meaning changes: old cache entries are then simply not found.
-DIGEST_FORMAT = 1
+DIGEST_FORMAT = 2  # 2: legacy sdist names read (pm.index.base.split_sdist)
 #: Files kept per version whose files all miss the target (for explanations only).
 _SAMPLE = 3
 
@@ -40,15 +40,13 @@ R = TypeVar("R")
 
 
 def version_text(filename: str) -> str | None:
-    """The version part of a wheel or sdist file name, without validating it (None: neither)."""
+    """The version part of a wheel or sdist file name (None: neither); a wheel's is not validated
+    here, an sdist's is (see :func:`~pm.index.base.split_sdist`)."""
     if filename.endswith(".whl"):
         parts = filename[:-4].split("-")
         return parts[1] if len(parts) in (5, 6) else None
-    for suffix in (".tar.gz", ".zip"):
-        if filename.endswith(suffix):
-            name, dash, version = filename[: -len(suffix)].rpartition("-")
-            return version if dash and name else None
-    return None
+    sdist = split_sdist(filename)
+    return None if sdist is None else sdist[1]
 
 
 def wheel_fits(filename: str, tags: frozenset[str], known: dict[str, bool] | None = None) -> bool:

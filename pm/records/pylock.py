@@ -33,7 +33,7 @@ from packaging.pylock import (
     PylockValidationError,
 )
 from packaging.tags import Tag
-from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
+from packaging.utils import canonicalize_name
 
 from pm.base.errors import InputError, Problem
 from pm.base.tomlfile import load as load_toml
@@ -103,11 +103,10 @@ def to_pin(path: Path, package: Package, chosen: PackageWheel | PackageSdist, or
     folder; ``origins`` maps ``[tool.hermes-pm] required-by`` texts to origins."""
     filename = chosen.filename
     url = chosen.url or (path.parent / (chosen.path or "")).resolve().as_uri()
-    version = package.version or (parse_wheel_filename(filename)[1] if isinstance(chosen, PackageWheel)
-                                  else parse_sdist_filename(filename)[1])
     link = FileLink(filename, url, sha256=chosen.hashes.get("sha256"), size=chosen.size,
                     requires_python=str(package.requires_python) if package.requires_python else None,
                     source=str(path))
+    version = package.version or link.version  # the file name's, read as the index's names are
     return Pin(canonicalize_name(package.name), version, link, frozenset(),
                tuple(origins[text] for text in _required_by(package) if text in origins), (),
                tuple(canonicalize_name(str(d["name"])) for d in package.dependencies or () if "name" in d))

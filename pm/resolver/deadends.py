@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from pm.index.base import FileLink
-from pm.resolver.learning import req_key
+from pm.resolver.learning import CYCLE_BUDGET, Context, req_key
 from pm.resolver.model import PYTHON, Req
 from pm.resolver.provider import PROBLEMS
 
@@ -72,6 +72,9 @@ class DeadEnd:
     #: roots, as people read them ("core locks tenacity==9.1.4"); its kind is then "conflict".
     roots: tuple[str, ...] = ()
     root_reqs: tuple[Req, ...] = field(default=(), compare=False)  # the same roots, as requirements
+    #: For a requirement that excludes a version met higher up its own chain (a cycle, see
+    #: :mod:`.learning`): that version ("a 2.0.0"); its kind is then "conflict".
+    excludes: str = ""
 
     @property
     def is_leaf(self) -> bool:
@@ -91,7 +94,7 @@ class DeadEnd:
     def to_json(self) -> dict[str, Any]:
         return {"requirement": self.requirement, "package": self.package, "kind": self.kind,
                 "versions": [{"version": u.version, "kind": u.kind, "fact": u.fact} for u in self.versions],
-                "available": list(self.available), "roots": list(self.roots),
+                "available": list(self.available), "roots": list(self.roots), "excludes": self.excludes,
                 "needs": [{"versions": list(n.versions), "dead": n.dead.to_json()} for n in self.needs]}
 
     def leaves(self) -> Iterator[DeadEnd]:
@@ -104,7 +107,7 @@ class DeadEnd:
 
 def dead_end(req: Req, provider: Provider) -> DeadEnd:
     """The proof for a requirement that :class:`~.learning.Learning` holds dead."""
-    return _Proof(provider).of(req, 0)
+    return _Proof(provider).of(req, 0, {})
 
 
 def met_dead_end(reqs: list[Req], provider: Provider) -> DeadEnd | None:
@@ -117,7 +120,7 @@ def met_dead_end(reqs: list[Req], provider: Provider) -> DeadEnd | None:
     if not versions or len(cause) < len(versions):
         return None
     text = " and ".join(dict.fromkeys(r.text for r in reqs))
-    return DeadEnd(text, first.key, "needs", needs=_Proof(provider).needs(tuple(cause), 0), total=len(cause))
+    return DeadEnd(text, first.key, "needs", needs=_Proof(provider).needs(first, tuple(cause), 0, {}), total=len(cause))
 
 
 class _Proof:
@@ -130,16 +133,21 @@ class _Proof:
         self.seen: set[object] = set()
         self.budget = _MAX_NODES
 
-    def of(self, req: Req, depth: int) -> DeadEnd:
+    def of(self, req: Req, depth: int, context: Context) -> DeadEnd:
+        """The proof that ``req`` is dead under ``context`` (versions assumed higher up a cycle's
+        chain; empty: dead on its own)."""
+        learning = self.provider.learning
         if req.name == PYTHON:
             return DeadEnd(req.text, "python", "requires-python", (Unusable("", "requires-python", str(req.specifier)),))
-        key = _group_key(req)
+        if (pinned := learning.excluded_pin(req, context)) is not None:
+            return DeadEnd(req.text, req.key, "conflict", excludes=f"{req.name} {pinned}")
+        key = (_group_key(req), tuple(sorted(context.items())))
         if key in self.seen:
             return DeadEnd(req.text, req.key, "seen")
         self.seen.add(key)
-        if roots := self.provider.learning.excluded_by_roots(req):
+        if roots := learning.excluded_by_roots(req):
             return DeadEnd(req.text, req.key, "conflict", roots=tuple(_root_statements(roots)), root_reqs=roots)
-        cause = self.provider.learning.cause(req)
+        cause = self._cause_under(req, context) if context else learning.cause(req)
         if not cause:
             return leaf(req, self.provider)
         if depth >= _MAX_DEPTH or self.budget <= 0:
@@ -147,15 +155,30 @@ class _Proof:
         self.budget -= 1
         if len(cause) == 1:  # one version (a pin): every collision it states is told, not the first only
             version = cause[0][0]
-            cause = tuple((version, k) for k in self.provider.learning.killers(req.name, version, req.extras)) or cause
-        return DeadEnd(req.text, req.key, "needs", needs=self.needs(cause, depth), total=len({v for v, _ in cause}))
+            cause = tuple((version, k) for k in learning.killers(req.name, version, req.extras)) or cause
+        return DeadEnd(req.text, req.key, "needs", needs=self.needs(req, cause, depth, context),
+                       total=len({v for v, _ in cause}))
 
-    def needs(self, cause: tuple[tuple[Version, Req], ...], depth: int) -> tuple[Needs, ...]:
-        """The versions of ``cause`` grouped by the dead requirement they state, each proved in turn."""
-        groups: dict[object, tuple[Req, list[str]]] = {}
+    def _cause_under(self, req: Req, context: Context) -> tuple[tuple[Version, Req], ...]:
+        """Each version of ``req`` with the requirement it states that excludes a pin of ``context``
+        (the shortest proof), else one dead under it, else its dead one."""
+        learning, budget = self.provider.learning, [CYCLE_BUDGET]
+        return tuple((v, k) for v in learning.possible(req)
+                     if (k := learning.killer_under(req.name, v, req.extras, context, budget)
+                         or learning.killer(req.name, v, req.extras)) is not None)
+
+    def needs(self, req: Req, cause: tuple[tuple[Version, Req], ...], depth: int, context: Context) -> tuple[Needs, ...]:
+        """The versions of ``cause`` grouped by the dead requirement they state, each proved in
+        turn; on a cycle, under ``context`` plus the version (so the chain ends where it excludes a
+        version met above it)."""
+        learning = self.provider.learning
+        cyclic = bool(context) or learning.on_cycle(req.name)
+        groups: dict[object, tuple[Req, Context, list[str]]] = {}
         for version, killer in cause:
-            groups.setdefault(_group_key(killer), (killer, []))[1].append(str(version))
-        return tuple(Needs(tuple(versions), self.of(killer, depth + 1)) for killer, versions in groups.values())
+            inner = {**context, req.name: version} if cyclic else {}
+            key = (_group_key(killer), tuple(sorted(inner.items())))
+            groups.setdefault(key, (killer, inner, []))[2].append(str(version))
+        return tuple(Needs(tuple(versions), self.of(killer, depth + 1, inner)) for killer, inner, versions in groups.values())
 
 
 def _root_statements(roots: tuple[Req, ...]) -> list[str]:
@@ -177,7 +200,7 @@ def leaf(req: Req, provider: Provider) -> DeadEnd:
     if not links:
         return DeadEnd(req.text, req.key, "missing")
     matching = [link for link in links if req.specifier.contains(link.version, prereleases=True)]
-    versions = unusable(matching, [req], provider)
+    versions = unusable(matching, provider)
     if not versions:
         available = tuple(str(v) for v in sorted({link.version for link in links}, reverse=True))
         return DeadEnd(req.text, req.key, "conflict", available=available)
@@ -186,16 +209,15 @@ def leaf(req: Req, provider: Provider) -> DeadEnd:
     return DeadEnd(req.text, req.key, min((u.kind for u in versions), key=KINDS.index), versions)
 
 
-def unusable(links: list[FileLink], reqs: list[Req], provider: Provider) -> tuple[Unusable, ...]:
+def unusable(links: list[FileLink], provider: Provider) -> tuple[Unusable, ...]:
     """Each matching version with the reason it cannot be used; ``()`` when one can be."""
-    pinned = any(r.is_exact_pin for r in reqs)
     by_version: dict[Version, list[FileLink]] = {}
     for link in links:
         by_version.setdefault(link.version, []).append(link)
     found = []
     for version in sorted(by_version, reverse=True):
         files = by_version[version]
-        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, pinned)) is not None]
+        problems = [(kind, link) for link in files if (kind := provider.file_problem(link, provider.may_use_yanked(link))) is not None]
         if len(problems) < len(files):
             return ()
         kind, link = min(problems, key=lambda p: PROBLEMS.index(p[0]))

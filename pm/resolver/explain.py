@@ -6,7 +6,7 @@ carries data only: per package, what kind of problem it is, which origins asked 
 the order they are told: ``requires-python`` (the target Python is outside a package's
 Requires-Python), ``missing`` (no such package), ``no-compatible-file`` (files exist, none for
 this interpreter or platform), ``sdist-only`` (only a source distribution, building not
-allowed), ``yanked`` (only yanked releases, none pinned with ``==``), ``excluded-newer``
+allowed), ``yanked`` (only yanked releases, none pinned exactly by a root), ``excluded-newer``
 (uploaded after the ``pm.exclude_newer`` cutoff), ``conflict`` (requirements that no single
 version satisfies). The plugins that must go are named from these causes alone; no other
 resolution is run to find them. :func:`~pm.resolver.wording.format_conflict` is the one place
@@ -214,7 +214,7 @@ def _classify(key: str, reqs: list[Req], provider: Provider) -> tuple[str, tuple
     if not links:
         return "missing", (), reqs
     matching = [link for link in links if all(r.specifier.contains(link.version, prereleases=True) for r in reqs)]
-    if found := unusable(matching, reqs, provider):
+    if found := unusable(matching, provider):
         return min((u.kind for u in found), key=KINDS.index), found, reqs
     return "conflict", (), _smallest_conflicting(reqs, name, provider)
 

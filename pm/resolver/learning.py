@@ -18,6 +18,17 @@ Sound by construction — never used to reject a set that has a solution:
 
 It costs a dictionary look-up per offered candidate while nothing is known to be dead.
 
+**Cycles.** A version whose closure requires another version of itself is impossible: ``a 2.0``
+requires ``b==2.0``, and every version of b that fits requires ``a==1.0``. Such a version is
+killed as if it stated a dead requirement, by a proof *under the context* ``a == 2.0`` (a
+requirement is dead under a context of assumed pins when it excludes an assumed pin, or is dead
+on its own, or every version that could satisfy it states a requirement dead under the context
+grown by that version), so resolvelib, which would otherwise swap a and b back and forth until its
+round limit, runs out of candidates and the set is told as a conflict naming both projects.
+Sound for the same reasons (only known dependencies, a superset of offerable versions, only
+"dead" remembered); only versions of projects on a cycle of the requirements read so far are
+checked, each at most once per new set of known dependencies, within a budget.
+
 **Root context.** Root requirements (core's pins and lock, every member's own requirements, their
 markers already evaluated) hold in every solution. A requirement on a project that a root also
 constrains is dead when no version of that project allowed by every root on it satisfies it —
@@ -48,6 +59,10 @@ if TYPE_CHECKING:
 ReqKey = tuple[str, SpecifierSet]
 #: One version of one project with the extras asked for.
 VersionKey = tuple[NormalizedName, Version, frozenset[NormalizedName]]
+#: Assumed pins (project -> version) a proof under context holds fixed.
+Context = dict[NormalizedName, Version]
+_CYCLE_DEPTH = 8  # links a proof under context follows (a cycle of 4 projects needs 4)
+CYCLE_BUDGET = 256  # requirements a proof under context expands per version checked
 
 
 def req_key(req: Req) -> ReqKey:
@@ -66,6 +81,11 @@ class Learning:
         self._tried: dict[NormalizedName, set[Version]] = {}  # versions whose dependencies are known
         self._roots: dict[NormalizedName, list[Req]] = {}
         self._excluded: dict[ReqKey, tuple[Req, ...]] = {}  # a requirement -> the roots that exclude it
+        self._edges: dict[NormalizedName, set[NormalizedName]] = {}  # project -> projects its tried versions require
+        self._known = 0  # how many dependency lists are known: a proof under context that failed may hold later
+        self._checked: dict[VersionKey, int] = {}  # version -> ``_known`` when its cycle check last failed
+        self.cyclic: set[VersionKey] = set()  # versions killed by a proof under their own pin
+        self._on_cycle: dict[NormalizedName, tuple[int, bool]] = {}  # name -> (_known, on a cycle)
 
     def set_roots(self, roots: Sequence[Req]) -> None:
         """The root requirements of this resolution (markers evaluated): they hold in any solution."""
@@ -81,6 +101,8 @@ class Learning:
         """``get_dependencies`` computed ``deps`` for ``candidate`` (markers already evaluated)."""
         self._deps[(candidate.name, candidate.version, candidate.extras)] = tuple(deps)
         self._tried.setdefault(candidate.name, set()).add(candidate.version)
+        self._edges.setdefault(candidate.name, set()).update(d.name for d in deps if d.name not in (PYTHON, candidate.name))
+        self._known += 1
 
     def alive(self, reqs: Sequence[Req], found: list[Candidate]) -> list[Candidate]:
         """``found`` without the candidates that state a dead requirement; when none is left,
@@ -129,9 +151,87 @@ class Learning:
             if extras:  # the version's own requirements come with every extra
                 deps = self._deps.get((name, version, frozenset()), ()) + deps
             found = next((d for d in deps if self.is_dead(d)), None)
+            if found is None:
+                found = self._cyclic_killer(key)
             if found is not None:
                 self._killed[key] = found
         return found
+
+    # -- proofs under context (cycles) --------------------------------------------------------------
+
+    def _cyclic_killer(self, key: VersionKey) -> Req | None:
+        """The requirement of ``key`` that is dead under its own pin (see the module docstring)."""
+        name, version, extras = key
+        if self._checked.get(key) == self._known or not self.on_cycle(name):
+            return None
+        self._checked[key] = self._known
+        found = self.killer_under(name, version, extras, {}, [CYCLE_BUDGET])
+        if found is not None:
+            self.cyclic.add(key)
+        return found
+
+    def on_cycle(self, name: NormalizedName) -> bool:
+        """Whether the projects that ``name``'s tried versions require lead back to it (a walk
+        of the project graph, remembered until a dependency list is added)."""
+        known = self._on_cycle.get(name)
+        if known is not None and known[0] == self._known:
+            return known[1]
+        stack, seen, found = list(self._edges.get(name, ())), set(), False
+        while stack and not found:
+            here = stack.pop()
+            found = here == name
+            if here not in seen:
+                seen.add(here)
+                stack += self._edges.get(here, ())
+        self._on_cycle[name] = (self._known, found)
+        return found
+
+    def deps_of(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> tuple[Req, ...] | None:
+        """The known requirements of ``name[extras] version`` (None: never tried)."""
+        base = self._deps.get((name, version, frozenset()))
+        more = self._deps.get((name, version, extras)) if extras else None
+        if base is None and more is None:
+            return None
+        return (base or ()) + (more or ())
+
+    def killer_under(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName],
+                     context: Context, budget: list[int]) -> Req | None:
+        """A requirement of ``name[extras] version`` dead under ``context`` plus that pin (one dead
+        on its own first); None when none is known to be. ``budget``: expansions left."""
+        deps = self.deps_of(name, version, extras)
+        if deps is None:
+            return None
+        inner = {**context, name: version}
+        return (next((d for d in deps if self.excluded_pin(d, inner) is not None), None)  # the shortest proof first
+                or next((d for d in deps if d.name != PYTHON and self.is_dead(d)), None)
+                or next((d for d in deps if self.dead_under(d, inner, budget, 1)), None))
+
+    def excluded_pin(self, req: Req, context: Context) -> Version | None:
+        """The version ``context`` assumes for ``req``'s project when ``req`` excludes it."""
+        pinned = context.get(req.name) if req.name != PYTHON else None
+        if pinned is None or self._provider.allowed.contains(req.name, req.specifier, pinned):
+            return None
+        return pinned
+
+    def dead_under(self, req: Req, context: Context, budget: list[int], depth: int) -> bool:
+        """Whether no solution holding every pin of ``context`` satisfies ``req``."""
+        if req.name == PYTHON:
+            return self.is_dead(req)
+        if req.name in context:
+            return self.excluded_pin(req, context) is not None
+        if self.is_dead(req):
+            return True
+        if depth >= _CYCLE_DEPTH or budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        for version in self.possible(req):
+            deps = self.deps_of(req.name, version, req.extras)
+            if deps is None:
+                return False  # never tried: what it needs is unknown
+            inner = {**context, req.name: version}
+            if not any(self.dead_under(d, inner, budget, depth + 1) for d in deps):
+                return False
+        return True
 
     def killers(self, name: NormalizedName, version: Version, extras: frozenset[NormalizedName]) -> tuple[Req, ...]:
         """Every dead requirement ``name[extras] version`` states (for an explanation: a single

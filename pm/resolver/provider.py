@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider
 
 from pm.index._metadata import MetadataUnavailable
@@ -85,13 +85,34 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._python_fits: dict[str, bool] = {}
         self._ranks: dict[str, int | None] = {}
         self._projects: dict[NormalizedName, Project] = {}
-        self._best: dict[tuple[NormalizedName, bool, frozenset[str]], list[tuple[Version, FileLink]]] = {}
-        self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
+        self._best: dict[tuple[NormalizedName, frozenset[str]], list[tuple[Version, FileLink]]] = {}
+        self._best_file_of: dict[tuple[NormalizedName, Version], FileLink | None] = {}
         self.allowed = Allowed()
         self._satisfied: dict[tuple[Req, Candidate], bool] = {}
+        self._yank_pins: dict[NormalizedName, frozenset[str]] = {}
         self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
+
+    def set_roots(self, roots: Sequence[Req]) -> None:
+        """The root requirements of this resolution: the learning's root context, and the versions
+        whose yanked files may be used (see :meth:`may_use_yanked`)."""
+        self.learning.set_roots(roots)
+        pins: dict[NormalizedName, set[str]] = {}
+        for root in roots:
+            for spec in root.specifier:
+                if spec.operator == "===" or (spec.operator == "==" and not spec.version.endswith(".*")):
+                    pins.setdefault(root.name, set()).add(spec.version)
+        self._yank_pins = {name: frozenset(found) for name, found in pins.items()}
+
+    def may_use_yanked(self, link: FileLink) -> bool:
+        """PEP 592, as uv reads it: a yanked file may be used only for a version that a root
+        requirement (core's, or a member's own) pins exactly, with ``==`` (no wildcard) or ``===``;
+        ``==2`` pins 2, not 2+local (a non-yanked 2+local satisfies ``==2`` and sorts first), and a
+        pin in a package's own metadata opts into nothing. The pin is global, as uv's: ``x[extra]``
+        may take the yanked release that a root pins on ``x``."""
+        pins = self._yank_pins.get(link.name)
+        return pins is not None and any(_same_version(pin, link.version) for pin in pins)
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
         """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
@@ -158,7 +179,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 r.specifier.contains(self.python_version, prereleases=True) for r in reqs)
             found = [Candidate(PYTHON, self.python_version, frozenset(), None, origins)] if fits else []
         else:
-            name, extras = reqs[0].name, reqs[0].extras
+            name, extras = (reqs[0].name, reqs[0].extras) if reqs else _split_key(identifier)  # none: a backjump's patch
             found = [
                 Candidate(name, version, extras, link, origins)
                 for version, link in self.best_files(name, reqs)
@@ -298,8 +319,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def file_problem(self, link: FileLink, pinned: bool) -> str | None:
         """Why ``link`` cannot be used on the target under the policy (one of :data:`PROBLEMS`).
 
-        None when it can. ``pinned``: an ``==`` requirement names its version, so a yanked file
-        may be used (PEP 592).
+        None when it can. ``pinned``: a yanked file may be used (:meth:`may_use_yanked`; True
+        where a superset of the usable files is wanted).
         """
         if link.requires_python and not self._fits_python(link.requires_python):
             return "requires-python"
@@ -327,19 +348,18 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
     def best_files(self, name: NormalizedName, reqs: Iterable[Req]) -> list[tuple[Version, FileLink]]:
         """(version, best file) for every version allowed by ``reqs``, newest first.
 
-        Yanked files count only when a requirement pins their version with ``==``. Remembered per
-        set of specifiers: resolvelib asks the same question again on every backtrack. Only the
-        versions the specifiers allow have their files built and judged (see
-        :class:`~pm.index.project.Project`).
+        Yanked files count only for versions a root pins exactly (:meth:`may_use_yanked`): the one
+        release such a pin names (PEP 592), its non-yanked files first. Remembered per set of specifiers:
+        resolvelib asks the same question again on every backtrack. Only the versions the
+        specifiers allow have their files built and judged (see :class:`~pm.index.project.Project`).
         """
         reqs = list(reqs)
-        pinned = any(r.is_exact_pin for r in reqs)
-        key = (name, pinned, frozenset(str(r.specifier) for r in reqs))
+        key = (name, frozenset(str(r.specifier) for r in reqs))
         found = self._best.get(key)
         if found is None:
             project = self.project(name)
             versions = self.allowed.versions(name, project.versions, [r.specifier for r in reqs])
-            usable = [(v, link) for v in versions if (link := self._best_file(project, v, pinned)) is not None]
+            usable = [(v, link) for v in versions if (link := self._best_file(project, v)) is not None]
             allowed = set(self._apply_prerelease_rule([v for v, _ in usable], reqs))
             found = self._best[key] = [(v, link) for v, link in usable if v in allowed]
         return list(found)
@@ -351,16 +371,17 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             found = self._projects[name] = project_of(self.source, name)
         return found
 
-    def _best_file(self, project: Project, version: Version, pinned: bool) -> FileLink | None:
-        key = (project.name, version, pinned)
+    def _best_file(self, project: Project, version: Version) -> FileLink | None:
+        key = (project.name, version)
         if key not in self._best_file_of:
             best = None
             for link in project.files(version):
-                if self.file_problem(link, pinned) is None and (
+                if self.file_problem(link, self.may_use_yanked(link)) is None and (
                         best is None or self._file_order(link) < self._file_order(best)):
                     best = link
             if best is None and _log.isEnabledFor(logging.DEBUG):  # -vv: why, worked out only when asked
-                problems = sorted({str(self.file_problem(link, pinned)) for link in project.files(version)})
+                problems = sorted({str(self.file_problem(link, self.may_use_yanked(link)))
+                                   for link in project.files(version)})
                 _log.debug("%s %s rejected: %s", project.name, version, ", ".join(problems) or "no files")
             self._best_file_of[key] = best
         return self._best_file_of[key]
@@ -377,3 +398,19 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         finals = [v for v in versions if not v.is_prerelease]
         return finals or versions
 
+
+
+def _same_version(pin: str, version: Version) -> bool:
+    """Whether an exact pin's text names ``version`` (``===`` text that is no PEP 440 version
+    is compared as text)."""
+    try:
+        return Version(pin) == version
+    except InvalidVersion:
+        return pin.strip().lower() == str(version)
+
+
+def _split_key(identifier: str) -> tuple[NormalizedName, frozenset[NormalizedName]]:
+    """The name and extras of an identifier (:func:`~.model.make_key`'s inverse): resolvelib asks
+    for the matches of a criterion whose requirements a backjump removed, with none left."""
+    name, _, extras = identifier.partition("[")
+    return NormalizedName(name), frozenset(NormalizedName(e) for e in extras.rstrip("]").split(",") if e)

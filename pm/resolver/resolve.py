@@ -8,11 +8,11 @@ import gc
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from packaging.utils import NormalizedName, canonicalize_name
-from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
+from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep
 from resolvelib.resolvers import resolution as _resolution_module
 
 from pm.base.errors import PmError, UsageError
@@ -34,6 +34,7 @@ from pm.resolver.missing import (
 )
 from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
 from pm.resolver.provider import Builder, Provider
+from pm.resolver.wording import format_yanked_pin
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
 
@@ -138,16 +139,16 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     source.prefetch(dict.fromkeys(r.name for r in roots))
     imposing = Imposing(union)
     provider = Provider(source, target, policy, builder, imposing=imposing if imposing else None)
-    provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
+    provider.set_roots(roots)  # root context (pm.resolver.learning) and the versions a yanked file may serve
     provider.look_ahead(roots)
     tally = _Tally()
-    resolver: Resolver = Resolver(provider, tally)  # type: ignore[type-arg]
+    resolution_run = _resolution_module.Resolution(provider, tally)
     try:
         if unoffered := unoffered_roots(roots, provider):  # first: the sources are wrong for the host itself
             raise NotOffered(unoffered, searched(provider.source))
         if missing := missing_roots(roots, provider):
             raise _missing(missing, roots, provider, candidate)
-        result = resolver.resolve(roots, max_rounds=max_rounds)
+        result = _Result.of(resolution_run.resolve(roots, max_rounds=max_rounds))
     except ResolutionImpossible as exc:
         conflict = explain_dead_roots(roots, provider, candidate) or explain(exc.causes, provider, candidate)
         raise _verdict(conflict, roots, provider) from None
@@ -158,7 +159,8 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     resolution = _to_resolution(result)
     resolution = _with_unverified_metadata(resolution, provider)
     resolution = _with_hashes(resolution, source)
-    return replace(resolution, warnings=_missing_extras(result, provider),
+    yanked = tuple(format_yanked_pin(pin) for pin in resolution.pins if pin.link.is_yanked)
+    return replace(resolution, warnings=_missing_extras(result, provider) + yanked,
                    replaced=_replaced(union, target, resolution, provider))
 
 
@@ -170,6 +172,39 @@ def _replaced(union: Union, target: Target, resolution: Resolution, provider: Pr
     for pin in resolution.pins:
         found += provider.replaced.get((pin.name, pin.version), [])
     return tuple(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class _Result:
+    """What pm reads of a finished resolvelib state: the pins connected to the roots, and the criteria.
+
+    resolvelib's own ``Resolver.resolve`` builds its result with a depth-first walk towards the
+    roots that keeps no visited set (1.2.1, ``_has_route_to_root``): on a dependency cycle whose
+    criterion lists a parent on the cycle before the one that leads to a root (x1 asked by x2 and
+    x0, x2 asked by x1 only) it recurses until RecursionError, after a successful resolution. So
+    the same resolution runs through resolvelib's ``Resolution``, and the connected pins are
+    found here, breadth first from the roots.
+    """
+
+    mapping: dict[str, Candidate]
+    criteria: dict[str, Any]
+
+    @classmethod
+    def of(cls, state: Any) -> _Result:
+        keys = {id(candidate): key for key, candidate in state.mapping.items()}
+        asked: dict[str | None, list[str]] = {}  # parent's key (None: a root) -> the keys it asks for
+        for key, criterion in state.criteria.items():
+            for parent in criterion.iter_parent():
+                if parent is None or id(parent) in keys:
+                    asked.setdefault(None if parent is None else keys[id(parent)], []).append(key)
+        connected: set[str] = set()
+        queue = list(asked.get(None, ()))
+        while queue:
+            key = queue.pop()
+            if key not in connected:
+                connected.add(key)
+                queue += asked.get(key, ())
+        return cls({k: c for k, c in state.mapping.items() if k in connected}, state.criteria)
 
 
 def _with_hashes(resolution: Resolution, source: Source) -> Resolution:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pm.resolver.deadends import DeadEnd, Needs, Unusable
     from pm.resolver.explain import Conflict, Finding
     from pm.resolver.missing import MissingProjects, NotOffered
+    from pm.resolver.model import Pin
 
 #: Finding kinds, in the order they are told: the hard ones (nothing the user allows can change
 #: them) before the policy ones (building sdists, yanked releases, the exclude-newer cutoff), so a
@@ -79,8 +80,23 @@ def _unusable_text(finding: Finding, name: str, kind: str, fact: str, versions: 
     if kind == "yanked":
         reason = f" (reason: {fact})" if fact else ""
         return (f"{name} {shown} {'are' if many else 'is'} yanked{reason}; pm uses a yanked release only when "
-                "a requirement pins it with ==")
+                "core or a plugin pins that release with == or ===")
     return f"{name} {shown} {'were' if many else 'was'} uploaded after the pm.exclude_newer cutoff ({fact})"
+
+
+def format_yanked_pin(pin: Pin) -> str:
+    """The receipt's warning for a pin whose file is yanked (PEP 592: an exact root pin chose it)."""
+    reason = f" (reason: {pin.link.yanked})" if pin.link.yanked else " (no reason given)"
+    asked = _and([str(p) for p in pin.parents if p.origin is not None and _pins_exactly(p.requirement)])
+    return (f"{pin.name} {pin.version} is yanked{reason}; its file {pin.link.filename} is used because "
+            f"{asked}, pinning that release exactly")
+
+
+def _pins_exactly(requirement: str) -> bool:
+    from packaging.requirements import Requirement
+
+    return any(s.operator == "===" or (s.operator == "==" and not s.version.endswith(".*"))
+               for s in Requirement(requirement).specifier)
 
 
 def _shown(versions: list[str]) -> str:
@@ -205,6 +221,8 @@ def _which(end: DeadEnd, needs: Needs) -> str:
 def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
     if leaf.roots:  # ruled out by what every solution must hold
         return f"; but {_and(list(leaf.roots))}"
+    if leaf.excludes:  # a cycle: the chain came back to its own project at another version
+        return f", which excludes {leaf.excludes} above (one environment holds one version of {leaf.package})"
     if leaf.kind == "conflict":
         return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
     return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"

@@ -10,15 +10,10 @@ from datetime import UTC, datetime
 from email.parser import BytesParser
 from typing import Any
 
-from packaging.utils import (
-    InvalidSdistFilename,
-    InvalidWheelFilename,
-    NormalizedName,
-    parse_sdist_filename,
-    parse_wheel_filename,
-)
+from packaging.utils import InvalidWheelFilename, NormalizedName, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
+from pm.index.base import SDIST_ENDINGS, split_sdist
 from pm.testing.wheels import IndexFile, metadata_bytes
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -32,7 +27,7 @@ SERVED_TYPES = {  # Accept media type -> (format, Content-Type answered)
     "text/html": ("html", TEXT_HTML),
     "*/*": ("html", TEXT_HTML),
 }
-SUFFIXES = (".whl", ".tar.gz", ".zip")
+SUFFIXES = (".whl", *SDIST_ENDINGS)
 
 #: Header modes of real indexes, as ``LocalIndex`` knobs (``LocalIndex(files, **PRESETS[name])``).
 #: ``pypi``: pages fresh for 10 minutes with an ETag, PEP 658 metadata files, immutable files.
@@ -59,13 +54,14 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def project_version(filename: str) -> tuple[NormalizedName, Version] | None:
     """The project and version a wheel's or sdist's file name gives; None for another name."""
+    if not filename.endswith(".whl"):  # legacy sdist names too, read as uv and pm read them
+        sdist = split_sdist(filename)
+        return None if sdist is None else (canonicalize_name(sdist[0]), Version(sdist[1]))
     try:
-        if filename.endswith(".whl"):
-            project, version, _, _ = parse_wheel_filename(filename)
-            return project, version
-        return parse_sdist_filename(filename)
-    except (InvalidWheelFilename, InvalidSdistFilename):
+        project, version, _, _ = parse_wheel_filename(filename)
+    except InvalidWheelFilename:
         return None
+    return project, version
 
 @dataclasses.dataclass(frozen=True)
 class ServedFile:

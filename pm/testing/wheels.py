@@ -225,8 +225,13 @@ def metadata_bytes(path: Path) -> bytes:
             for entry in archive.namelist():
                 if re.fullmatch(r"[^/]+\.dist-info/METADATA", entry):
                     return archive.read(entry)
-    elif path.name.endswith((".tar.gz", ".tgz")):
-        with tarfile.open(path, "r:gz") as archive:
+    elif path.name.endswith(".zip"):  # a legacy zip sdist
+        with zipfile.ZipFile(path) as archive:
+            for entry in archive.namelist():
+                if re.fullmatch(r"[^/]+/PKG-INFO", entry):
+                    return archive.read(entry)
+    else:  # a tar sdist, however compressed
+        with tarfile.open(path, "r:*") as archive:
             for member in archive.getmembers():
                 if re.fullmatch(r"[^/]+/PKG-INFO", member.name) and member.isfile():
                     extracted = archive.extractfile(member)

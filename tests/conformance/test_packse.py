@@ -63,12 +63,7 @@ CONTRADICTS_PEP_440 = {
 NEEDS_SDIST_BUILD: dict[str, str] = {}
 
 #: Scenario id -> why the expectation differs from a policy docs/design.md sets on purpose.
-DIFFERS_FROM_POLICY = {
-    "yanked/transitive-yanked-and-unyanked-dependency":
-        "expectation follows uv, where only a root == pin opts into a yanked release; docs/design.md "
-        "(\"yanked files skipped unless pinned with ==\") and PEP 592 let a's c==2.0.0 select the "
-        "yanked c 2.0.0",
-}
+DIFFERS_FROM_POLICY: dict[str, str] = {}
 
 #: Scenario id -> a resolver bug (reported to the lead; the scenario is its regression test).
 RESOLVER_BUGS: dict[str, str] = {}

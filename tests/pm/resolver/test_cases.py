@@ -58,14 +58,14 @@ def test_case(case_file, index, tmp_path, capsys, monkeypatch):
     receipt = json.loads(capsys.readouterr().out)
     assert_valid_receipt(receipt)
     assert json.loads((home / "pm/receipts/latest.json").read_text())["outcome"] == receipt["outcome"]
+    files = {name: home / "plugins" / name / "plugin.yaml" for name in case["plugins"]}
     if "resolved" in case:
         assert code == 0, receipt.get("conflict") or receipt.get("failure")
         for warning in case.get("warnings", []):
-            assert warning in receipt["warnings"], receipt["warnings"]
+            assert warning.format(**files) in receipt["warnings"], receipt["warnings"]
         pins = {p["name"]: p["version"] for p in receipt["resolution"]["packages"]}
         assert pins == case["resolved"], case["note"]
         return
-    files = {name: home / "plugins" / name / "plugin.yaml" for name in case["plugins"]}
     if "missing" in case:
         assert_missing(case["missing"], code, receipt, files | {"index": index.url})
         return

@@ -53,7 +53,7 @@ def test_kinds_are_told_hard_ones_first_then_those_a_setting_can_lift() -> None:
         "plugin 'p' (plugins/p/plugin.yaml) requires lib<2; plugin 'q' (plugins/q/pyproject.toml) requires "
         "lib>=2; no version of lib satisfies all of these. "
         "plugin 'p' (plugins/p/plugin.yaml) requires old; but old 1.0 is yanked; pm uses a yanked release "
-        "only when a requirement pins it with ==. "
+        "only when core or a plugin pins that release with == or ===. "
         "Plugins involved: 'p', 'q'.")
 
 
@@ -70,7 +70,8 @@ def test_each_unusable_version_is_told_with_its_own_reason() -> None:
         "interpreter (Python 3.11.7 on linux-x86_64; wheels for: cp311-cp311-win_amd64), and lib 1.2 has only "
         "a source distribution for this interpreter, which pm builds only when allowed (add 'lib' to "
         "pm.allow_builds in config.yaml, or pass --allow-build lib), and lib 1.1, 1.0 are yanked (reason: "
-        "broken); pm uses a yanked release only when a requirement pins it with ==, and lib 0.9 was uploaded "
+        "broken); pm uses a yanked release only when core or a plugin pins that release with == or ===, and lib "
+        "0.9 was uploaded "
         "after the pm.exclude_newer cutoff (2025-01-02T00:00:00+00:00).")
 
 
@@ -141,7 +142,7 @@ def test_context_is_told_once_across_findings() -> None:
 
 def test_finding_detail_is_the_problem_alone() -> None:
     finding = Finding("yanked", "old", (Cause("old", "old", P),), (Unusable("1.0", "yanked", "CVE-1"),))
-    assert finding.detail == "old 1.0 is yanked (reason: CVE-1); pm uses a yanked release only when a requirement pins it with =="
+    assert finding.detail == "old 1.0 is yanked (reason: CVE-1); pm uses a yanked release only when core or a plugin pins that release with == or ==="
     assert Finding("conflict", "lib", ()).detail == ""
 
 
@@ -216,8 +217,14 @@ def test_requirements_that_narrow_nothing_stay_out(index: LocalIndex) -> None:
         "(plugins/q/pyproject.toml) requires chain-z<2. Plugins involved: 'p', 'q'.")
 
 
-def test_a_transitive_exact_pin_takes_a_yanked_release(index: LocalIndex) -> None:
-    pins = {p.name: str(p.version) for p in resolve(index, {P: ["pins-yanky"]}).pins}
+def test_a_transitive_exact_pin_takes_no_yanked_release(index: LocalIndex) -> None:
+    """As uv (packse yanked/transitive-yanked-and-unyanked-dependency): only a root's pin opts in."""
+    found = failure(index, {P: ["pins-yanky"]})
+    assert str(found) == (
+        "plugin 'p' (plugins/p/plugin.yaml) requires pins-yanky, and the resolver tried pins-yanky 1.0, which "
+        "requires yanky==1.0; but yanky 1.0 is yanked (reason: bad); pm uses a yanked release only when core or "
+        "a plugin pins that release with == or ===. Plugins involved: 'p'.")
+    pins = {p.name: str(p.version) for p in resolve(index, {P: ["pins-yanky", "yanky==1.0"]}).pins}
     assert pins == {"pins-yanky": "1.0", "yanky": "1.0"}
 
 
@@ -225,7 +232,7 @@ def test_a_yanked_release_is_told_as_yanked(index: LocalIndex) -> None:
     found = failure(index, {P: ["yanky>=1"]})
     assert str(found) == (
         "plugin 'p' (plugins/p/plugin.yaml) requires yanky>=1; but yanky 1.0 is yanked (reason: bad); pm uses "
-        "a yanked release only when a requirement pins it with ==. Plugins involved: 'p'.")
+        "a yanked release only when core or a plugin pins that release with == or ===. Plugins involved: 'p'.")
 
 
 def test_the_receipt_schema_knows_every_kind() -> None:

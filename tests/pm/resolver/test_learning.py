@@ -18,7 +18,7 @@ from pm.index.base import FileLink, Metadata
 from pm.inputs.core import Core
 from pm.inputs.target import current_target
 from pm.inputs.union import Origin, Tagged, Union
-from pm.resolver import Conflict, MissingProjects, Policy, resolve_union
+from pm.resolver import Conflict, MissingProjects, Policy, TooComplex, resolve_union
 
 Graph = dict[str, dict[str, list[str]]]  # project -> version -> requirements
 OTHER_PLATFORM = "cp311-cp311-win_amd64"
@@ -137,3 +137,57 @@ def test_what_could_be_offered_counts_pre_releases_but_not_files_the_target_cann
     assert provider.learning.possible(req) == (Version("2b1"), Version("1"))
     assert not provider.learning.prove(req)  # nothing tried yet: nothing is dead
     provider.close()
+
+
+def random_cycle(seed: int) -> tuple[Graph, list[str]]:
+    """A cycle of 2-4 projects with 2-6 versions each (each version requiring the next project
+    around it, mostly by an exact pin, sometimes also one across), and its roots."""
+    rng = random.Random(seed)
+    names = [f"c{i}" for i in range(rng.randint(2, 4))]
+    versions = {n: [str(v) for v in range(1, rng.randint(2, 6) + 1)] for n in names}
+
+    def specifier(name: str) -> str:
+        pick = rng.choice(versions[name])
+        return rng.choice([f"=={pick}"] * 4 + [f">={pick}", f"<{pick}", f"!={pick}", ""])
+
+    graph: Graph = {}
+    for i, name in enumerate(names):
+        after, across = names[(i + 1) % len(names)], rng.choice(names)
+        graph[name] = {v: [after + specifier(after)] + ([across + specifier(across)]
+                                                         if across not in (name, after) and rng.random() < 0.3 else [])
+                       for v in versions[name]}
+    roots = [names[0]] + ([(other := rng.choice(names)) + specifier(other)] if rng.random() < 0.5 else [])
+    return graph, roots
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_cycles_are_decided_as_brute_force_decides_them_within_a_few_hundred_rounds(chunk: int) -> None:
+    """Issue 33: a version whose closure needs another version of itself is proved impossible
+    (never a satisfiable cycle refused), so resolvelib stops swapping pins around the cycle: each
+    verdict comes within 300 rounds, where 20,000 were not enough before."""
+    wrong = []
+    for seed in range(chunk * 150, chunk * 150 + 150):
+        graph, roots = random_cycle(seed)
+        union = Union(Core((), (), "test", None), (), tuple(Tagged(Requirement(r), Origin("p", "plugin.yaml")) for r in roots))
+        try:
+            resolve_union(union, current_target(), MemorySource(graph, set()), Policy(), max_rounds=300)
+            verdict = True
+        except Conflict:
+            verdict = False
+        except TooComplex:
+            verdict = None
+        if verdict != satisfiable(graph, set(), roots):
+            wrong.append((seed, roots, graph, verdict))
+    assert not wrong, wrong
+
+
+def test_a_cycle_with_no_solution_is_a_conflict_naming_both_projects() -> None:
+    graph: Graph = {"a": {"1.0.0": ["b==1.0.0"], "2.0.0": ["b==2.0.0"]},
+                    "b": {"1.0.0": ["a==2.0.0"], "2.0.0": ["a==1.0.0"]}}
+    union = Union(Core((), (), "test", None), (), (Tagged(Requirement("a"), Origin("p", "plugin.yaml")),))
+    with pytest.raises(Conflict) as raised:
+        resolve_union(union, current_target(), MemorySource(graph, set()), Policy(), max_rounds=100)
+    assert str(raised.value) == (
+        "plugin 'p' (plugin.yaml) requires a; a 2.0.0 requires b==2.0.0; b 2.0.0 requires a==1.0.0, which excludes "
+        "a 2.0.0 above (one environment holds one version of a); a 1.0.0 requires b==1.0.0; b 1.0.0 requires "
+        "a==2.0.0, which excludes a 1.0.0 above (one environment holds one version of a). Plugins involved: 'p'.")
