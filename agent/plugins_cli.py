@@ -13,7 +13,15 @@ from typing import Any
 from pm.base.errors import EXIT_CONFLICT, EXIT_OK
 from pm.base.names import printable
 from pm.cli._changes import tell_changes
-from pm.cli._common import add_common, add_lock_option, add_resolution_options, flags_from, home_of, options_from
+from pm.cli._common import (
+    add_common,
+    add_lock_option,
+    add_resolution_options,
+    add_upgrade_options,
+    flags_from,
+    home_of,
+    options_from,
+)
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, table, tell_failed, tell_receipt
 from pm.cli.resolve import tell_resolved
 from pm.cli.sync import report
@@ -43,6 +51,8 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         add_lock_option(parser)
         if needs_name:
             parser.add_argument("name", metavar="SOURCE" if name == "install" else "NAME")
+        if name == "enable":
+            add_upgrade_options(parser)
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
@@ -105,7 +115,7 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
         emit_json(receipt.as_written())
         return code
     if code == EXIT_OK:
-        tell_changes(args)
+        tell_changes(args, receipt)
         say(receipt.extra.get("message") or done)
         if receipt.generation:
             say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
@@ -168,6 +178,6 @@ def run_update(args: argparse.Namespace) -> int:
                 say(paint(f"!!! memory provider {name!r} collides: the agent cannot load its memory until this is "
                           "resolved", "red", sys.stderr))
         say("the previously selected generation stays selected; no plugin was disabled")
-    tell_changes(args)
+    tell_changes(args, receipt)
     report(receipt, json_output=args.json)
     return done.code

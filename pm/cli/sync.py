@@ -14,7 +14,7 @@ import sys
 from pm.base.errors import EXIT_OK
 from pm.base.watch import Watch
 from pm.cli._changes import tell_changes
-from pm.cli._common import add_lock_option, home_of, options_from
+from pm.cli._common import add_lock_option, add_upgrade_options, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from pm.cli._summaries import synced
 from pm.cli.resolve import tell_resolved
@@ -25,6 +25,7 @@ from pm.records.receipt import Receipt
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_lock_option(parser)
+    add_upgrade_options(parser)
     parser.add_argument("--from", dest="from_file", metavar="FILE",
                         help="build exactly the files of FILE (a receipt, generation.json or pylock.toml); "
                              "no resolution")
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         done = sync(home, options_from(args, watch=watch), reporter)
     watch.code("packaging", "yaml")
-    tell_changes(args)
+    tell_changes(args, done.receipt)
     report(done.receipt, json_output=args.json)
     written = done.receipt.written
     if done.code == EXIT_OK and written is not None and written.get("message") == ALREADY:

@@ -80,6 +80,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
+        #: The preferred version of each project (:mod:`.preferences`), those an upgrade frees left out.
+        self.preferred = policy.preferences.kept(policy.upgrade)
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
         """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
@@ -111,6 +113,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         4. Identifiers with an upper bound: fewer versions will do.
         5. Fewer candidates first (the count from the last ``find_matches``).
         6. The name, for a stable order.
+
+        Preferences (:mod:`.preferences`) do not change this order, as in uv (its priorities know
+        nothing of preferences): they change only which candidate comes first (``find_matches``).
         """
         requirements = [info.requirement for info in information[identifier]]
         cause_names = {c.requirement.key for c in backtrack_causes} | {
@@ -133,8 +138,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         requirements: Mapping[str, Iterator[Req]],
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
-        """Candidates satisfying every requirement on ``identifier``, best (newest) first, without
-        those that state a requirement proved dead (see :mod:`.learning`)."""
+        """Candidates satisfying every requirement on ``identifier``, best first — the preferred
+        version (:meth:`_preferred_first`), then the newest — without those that state a
+        requirement proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
@@ -152,6 +158,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 for version, link in self.best_files(name, reqs)
                 if version not in bad
             ]
+            if name in self.preferred:
+                found = self._preferred_first(name, reqs, found, bad)
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
         alive = self.learning.alive(reqs, found)
         if _log.isEnabledFor(logging.DEBUG):
@@ -161,6 +169,25 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._counts[identifier] = len(alive)
         self._listed[identifier] = list(alive)  # a copy: resolvelib keeps the one it is given
         return alive
+
+    def _preferred_first(self, name: NormalizedName, reqs: tuple[Req, ...], found: list[Candidate],
+                         bad: set[Version]) -> list[Candidate]:
+        """``found`` with the preferred version of ``name`` first, where every requirement allows
+        it, the resolver has not ruled it out, and a file of it is usable on the target. As uv
+        does with the versions of an existing output file, a preferred version is offered even
+        when yanked since, or a pre-release the rule would pass over; one no longer listed (or
+        without a usable file) is simply not preferable."""
+        version = self.preferred[name]
+        rest = [c for c in found if c.version != version]
+        if len(rest) < len(found):
+            return [next(c for c in found if c.version == version), *rest]
+        if version in bad or not all(self.allowed.contains(name, r.specifier, version) for r in reqs):
+            return found
+        project = self.project(name)
+        link = self._best_file(project, version, True) if version in project.versions else None
+        if link is None:
+            return found
+        return [Candidate(name, version, reqs[0].extras, link, frozenset(o for r in reqs for o in r.origins)), *found]
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
         """Remembered per (requirement, candidate) object pair (both hash by identity): resolvelib

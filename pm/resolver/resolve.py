@@ -32,6 +32,7 @@ from pm.resolver.missing import (
     unoffered_roots,
 )
 from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
+from pm.resolver.moves import moves_of
 from pm.resolver.provider import Builder, Provider
 
 _EXTRA = re.compile(r"extra\s*==\s*['\"]([^'\"]+)['\"]")
@@ -153,10 +154,10 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
         raise tally.verdict(max_rounds) from None
     finally:
         provider.close()
-    resolution = _to_resolution(result)
+    resolution = replace(_to_resolution(result), moves=moves_of(result, provider))
     resolution = _with_unverified_metadata(resolution, provider)
     resolution = _with_hashes(resolution, source)
-    return replace(resolution, warnings=_missing_extras(result, provider))
+    return replace(resolution, warnings=(*_missing_extras(result, provider), *_kept_yanked(resolution, provider)))
 
 
 def _with_hashes(resolution: Resolution, source: Source) -> Resolution:
@@ -200,6 +201,15 @@ def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Res
         pins.append(replace(pin, unverified=Unverified.of(metadata))
                     if metadata is not None and metadata.unverified else pin)
     return replace(resolution, pins=tuple(pins))
+
+
+def _kept_yanked(resolution: Resolution, provider: Provider) -> tuple[str, ...]:
+    """A preferred version kept although its file is yanked now (as uv keeps the versions of its
+    output file): said, with the way to move it."""
+    return tuple(f"{pin.name} {pin.version} is yanked on the index ({pin.link.yanked or 'no reason given'}); "
+                 f"kept as the selected generation's pin: --upgrade-package {pin.name} moves it"
+                 for pin in resolution.pins
+                 if pin.link.is_yanked and provider.preferred.get(pin.name) == pin.version)
 
 
 def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:
