@@ -121,11 +121,11 @@ def test_a_damaged_entry_is_a_miss(capsys, home, index, tmp_path) -> None:
 
 
 def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
-    from pm.inputs.union import Origin
-    from pm.records.reuse import resolution_from_json, resolution_to_json
     from packaging.utils import canonicalize_name
     from packaging.version import Version
 
+    from pm.inputs.union import Origin
+    from pm.records.reuse import resolution_from_json, resolution_to_json
     from pm.resolver.model import Move, Parent, Pin, Resolution
 
     first = resolve(capsys, home, index)
