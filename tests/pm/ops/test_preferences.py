@@ -151,3 +151,46 @@ def test_a_core_lock_still_binds(env, index, tmp_path, monkeypatch):
     assert main(["pm", "sync", "--home", str(home)]) == 0
     assert generations.selected(home).pins == {"core-lib": "2.0"}
     assert latest(home)["changes"][0]["because"]["text"] == "core locks core-lib==2.0"
+
+
+def _resolved(home: Path, capsys, *flags: str) -> dict:
+    capsys.readouterr()
+    assert main(["pm", "resolve", "--json", "--home", str(home), *flags]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    return {"pins": {p["name"]: p["version"] for p in receipt["resolution"]["packages"]},
+            "reused": receipt["reused_resolution"]}
+
+
+def test_a_stored_resolution_answers_only_the_same_preferences_and_upgrade(home, index, tmp_path, capsys):
+    """The results cache is keyed by the selected generation's pins and the upgrade: --upgrade is
+    never answered by a plain resolve's stored resolution, nor a resolve after the selection
+    moved by one made with the old pins (the inputs' fingerprint is the same all along)."""
+    publish(index, tmp_path, {"lib": {"1.1": []}})
+    assert _resolved(home, capsys) == {"pins": {"lib": "1.0"}, "reused": False}
+    assert _resolved(home, capsys) == {"pins": {"lib": "1.0"}, "reused": True}
+    assert _resolved(home, capsys, "--upgrade") == {"pins": {"lib": "1.1"}, "reused": False}
+    assert _resolved(home, capsys, "--upgrade-package", "lib") == {"pins": {"lib": "1.1"}, "reused": False}
+    assert main(["pm", "sync", "--upgrade", "--home", str(home)]) == 0
+    assert _resolved(home, capsys) == {"pins": {"lib": "1.1"}, "reused": False}
+
+
+def test_the_shortcut_of_a_resolve_misses_once_the_selected_generation_moved(home, index, tmp_path):
+    """A real ``python -m pm resolve`` twice: the second from memory; after a sync --upgrade
+    selected another generation, the same command line is a miss and answers the new pins."""
+    import os
+    import subprocess
+    import sys
+
+    publish(index, tmp_path, {"lib": {"1.1": []}})
+    argv = [sys.executable, "-m", "pm", "resolve", "--json", "--home", str(home)]
+
+    def run() -> dict:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False, env=dict(os.environ))
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert run()["resolution"]["packages"][0]["version"] == "1.0"
+    assert run().get("shortcut") is True
+    assert main(["pm", "sync", "--upgrade", "--home", str(home)]) == 0
+    again = run()
+    assert "shortcut" not in again and again["resolution"]["packages"][0]["version"] == "1.1"
