@@ -194,3 +194,20 @@ def test_the_shortcut_of_a_resolve_misses_once_the_selected_generation_moved(hom
     assert main(["pm", "sync", "--upgrade", "--home", str(home)]) == 0
     again = run()
     assert "shortcut" not in again and again["resolution"]["packages"][0]["version"] == "1.1"
+
+
+def test_a_pin_yanked_since_is_kept_with_a_warning_as_uv_keeps_it(env, tmp_path, monkeypatch):
+    home = env / "home"
+    plugin(home / "plugins", "p1", ["lib"])
+    (home / "config.yaml").write_text("plugins:\n  enabled:\n    - p1\n")
+    with index_from_spec(tmp_path / "old", {"lib": {"1.0": []}}) as old:
+        monkeypatch.setenv("HERMES_PM_INDEX_URL", old.url)
+        assert main(["pm", "sync", "--home", str(home)]) == 0
+    with index_from_spec(tmp_path / "new", {"lib": {"1.0": {"yanked": "broken"}, "1.1": []}}) as new:
+        monkeypatch.setenv("HERMES_PM_INDEX_URL", new.url)
+        assert main(["pm", "sync", "--home", str(home)]) == 0
+        assert generations.selected(home).pins == {"lib": "1.0"}
+        assert "lib 1.0 is yanked on the index (broken); kept as the selected generation's pin: " \
+               "--upgrade-package lib moves it" in latest(home)["warnings"]
+        assert main(["pm", "sync", "--upgrade-package", "lib", "--home", str(home)]) == 0
+        assert generations.selected(home).pins == {"lib": "1.1"}
