@@ -1,7 +1,7 @@
 """The package diff a person sees after a command that may change the selected generation:
 ``+ name==version`` for what it added, ``- name==version`` for what it removed (a version change
-is both), on stderr, first, as uv prints them before its summary; a ``+`` line says why, from the
-receipt's ``changes`` (:mod:`pm.records.changes`): ``+ lib==1.1  (plugin 'p2' requires lib>=1.1)``.
+is both), on stderr, first, as uv prints them before its summary; the ``+`` line of a moved pin says
+why, from the receipt's ``changes`` (:mod:`pm.records.changes`): ``+ lib==1.1  (plugin 'p2' requires lib>=1.1)``.
 Quiet under ``--json`` and ``-q``."""
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def tell_changes(args: argparse.Namespace, receipt: Receipt | None = None) -> No
     from pm.records.changes import reasons
 
     found = receipt.extra.get("changes") if receipt is not None else None
-    why = {str(c.get("package")): reasons(c) for c in found if isinstance(c, dict)} if isinstance(found, list) else {}
+    moved = [c for c in found if isinstance(c, dict) and c.get("from") and c.get("to")] if isinstance(found, list) else []
+    why = {str(c.get("package")): reasons(c) for c in moved}  # additions read as uv prints them
     for line in diff(before, after, why):
         say(paint(line, "green" if line.startswith("+") else "red", sys.stderr))
 

@@ -57,6 +57,8 @@ WORLDS = (7, 19, 31, 43)
 CASES_PER_WORLD = 55
 SIZE = 12
 VERSIONS = ("1.0", "1.1", "1.2", "2.0", "2.1", "3.0")
+#: The indexes never change while the test runs: their pages stay fresh, so neither tool asks again.
+FRESH = "max-age=600"
 #: (world, case, how) where pm's pins differ from uv's, and why (see the module docstring).
 DIFFERS = {
     (7, 5, "prefer"): "w7-4 (new, upper-bounded) decided before the preferred w7-9: its newest needs w7-9 to move",
@@ -179,8 +181,8 @@ def worlds(tmp_path_factory) -> Iterator[dict[int, World]]:
             files = build_packages(tmp_path_factory.mktemp(f"world-{seed}"), spec)
             of = {(canonicalize_name(f.filename.split("-")[0].replace("_", "-")), f.filename.split("-")[1]): f
                   for f in files}
-            then = LocalIndex([f for key, f in of.items() if key not in newer]).start()
-            now = LocalIndex([f for key, f in of.items() if key not in removed]).start()
+            then = LocalIndex([f for key, f in of.items() if key not in newer], cache_control=FRESH).start()
+            now = LocalIndex([f for key, f in of.items() if key not in removed], cache_control=FRESH).start()
             made[seed] = World(then, now, _cases(seed, spec, then))
         yield made
     finally:
