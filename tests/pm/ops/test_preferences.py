@@ -211,3 +211,18 @@ def test_a_pin_yanked_since_is_kept_with_a_warning_as_uv_keeps_it(env, tmp_path,
                "--upgrade-package lib moves it" in latest(home)["warnings"]
         assert main(["pm", "sync", "--upgrade-package", "lib", "--home", str(home)]) == 0
         assert generations.selected(home).pins == {"lib": "1.1"}
+
+
+def test_a_profile_sharing_the_environment_shares_its_preferences(home, index, tmp_path):
+    """Enabling a plugin in a profile resolves the environment's union, preferring the primary's
+    selected generation: lib stays 1.0 for the profile's own plugin too."""
+    from pm.testing import add_profile
+
+    profile = add_profile(home, "work", config={"plugins": {"enabled": []}})
+    plugin(profile / "plugins", "p4", ["lib", "other"])
+    publish(index, tmp_path, {"lib": {"1.1": []}})
+
+    assert main(["plugins", "enable", "p4", "--home", str(profile)]) == 0
+
+    assert generations.selected(home).pins == {"lib": "1.0", "other": "1.0"}
+    assert [c["package"] for c in latest(home)["changes"]] == ["other"]
