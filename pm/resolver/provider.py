@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import NormalizedName
+from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 from resolvelib import AbstractProvider
 
@@ -35,6 +35,8 @@ _log = logging.getLogger("pm.resolver")
 #: requests), the next ``2 ** n`` of them at once, at most :data:`_PREFETCH_WALKING`.
 _PREFETCH_CANDIDATES = 1
 _PREFETCH_WALKING = 16
+#: How many candidates of a project without a preference are judged for moving a preferred pin.
+_KEEPING_LOOK = 4
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 
@@ -82,6 +84,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.learning = Learning(self)
         #: The preferred version of each project (:mod:`.preferences`), those an upgrade frees left out.
         self.preferred = policy.preferences.kept(policy.upgrade)
+        #: The projects the root requirements name (set by the resolution): their preferred
+        #: versions are the ones a new project's candidates are judged against.
+        self.root_names: frozenset[str] = frozenset()
 
     def look_ahead(self, reqs: Iterable[Req]) -> None:
         """Start crawling from ``reqs`` in the background (see :class:`~.lookahead.LookAhead`)."""
@@ -139,8 +144,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
         """Candidates satisfying every requirement on ``identifier``, best first — the preferred
-        version (:meth:`_preferred_first`), then the newest — without those that state a
-        requirement proved dead (see :mod:`.learning`)."""
+        version (:meth:`_preferred_first`), then the newest; for a project without a preference,
+        the newest that moves no preferred root pin first (:meth:`_keeping_first`) — without
+        those that state a requirement proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
@@ -160,6 +166,8 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             ]
             if name in self.preferred:
                 found = self._preferred_first(name, reqs, found, bad)
+            elif self.preferred:
+                found = self._keeping_first(found)
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
         alive = self.learning.alive(reqs, found)
         if _log.isEnabledFor(logging.DEBUG):
@@ -188,6 +196,32 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         if link is None:
             return found
         return [Candidate(name, version, reqs[0].extras, link, frozenset(o for r in reqs for o in r.origins)), *found]
+
+    def _keeping_first(self, found: list[Candidate]) -> list[Candidate]:
+        """``found`` (a project with no preference) with the candidates that would move a
+        preferred pin after the first that would not: a new project takes its newest release
+        that lets the others stay, as uv does when it met the preferred projects first. Only the
+        first :data:`_KEEPING_LOOK` candidates are judged (each by its metadata)."""
+        for place, candidate in enumerate(found[:_KEEPING_LOOK]):
+            if not self._moves_a_preference(candidate):
+                return [candidate, *found[:place], *found[place + 1:]] if place else found
+        return found
+
+    def _moves_a_preference(self, candidate: Candidate) -> bool:
+        """Whether a requirement of ``candidate`` excludes the preferred version of a project the
+        root requirements name (those uv decides first, in the order it meets them)."""
+        if candidate.link is None:
+            return False
+        try:
+            metadata = self.metadata(candidate.link)
+        except (IndexFailure, MetadataUnavailable):
+            return False
+        for requirement in [*self.applying(metadata, ()), *(self.applying(metadata, candidate.extras) if candidate.extras else [])]:
+            name = canonicalize_name(requirement.name)
+            preferred = self.preferred.get(name) if name in self.root_names else None
+            if preferred is not None and not requirement.specifier.contains(preferred, prereleases=True):
+                return True
+        return False
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
         """Remembered per (requirement, candidate) object pair (both hash by identity): resolvelib

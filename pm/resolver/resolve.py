@@ -137,6 +137,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
     provider = Provider(source, target, policy, builder)
+    provider.root_names = frozenset(r.name for r in roots)
     provider.learning.set_roots(roots)  # root context: what no solution can avoid (pm.resolver.learning)
     provider.look_ahead(roots)
     tally = _Tally()
