@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pm.base.errors import EXIT_OK
+from pm.base.errors import EXIT_OK, UsageError
 from pm.base.watch import Watch
 from pm.cli._changes import tell_changes
 from pm.cli._common import add_lock_option, add_upgrade_options, home_of, options_from
@@ -40,6 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     home, reporter, watch = home_of(args), reporter_for(args.json or args.quiet), Watch()
     if getattr(args, "from_file", None):
+        if args.upgrade or args.upgrade_package:
+            raise UsageError("--upgrade and --upgrade-package resolve; --from builds exactly the files of FILE "
+                             "and resolves nothing: use one or the other")
         done = sync_from(home, args.from_file, options_from(args, watch=watch), reporter,
                          ignore_inputs=args.ignore_inputs, allow_unmet=args.allow_unmet)
     else:

@@ -226,3 +226,15 @@ def test_a_profile_sharing_the_environment_shares_its_preferences(home, index, t
 
     assert generations.selected(home).pins == {"lib": "1.0", "other": "1.0"}
     assert [c["package"] for c in latest(home)["changes"]] == ["other"]
+
+
+def test_upgrade_with_a_frozen_sync_is_a_usage_error(home, capsys):
+    capsys.readouterr()
+    assert main(["pm", "sync", "--from", str(home / "pm/receipts/latest.json"), "--upgrade", "--home", str(home)]) == 2
+    assert "--upgrade and --upgrade-package resolve; --from builds exactly the files of FILE" in capsys.readouterr().err
+
+
+def test_an_upgrade_package_that_is_no_project_name_is_a_usage_error(home, capsys):
+    capsys.readouterr()
+    assert main(["pm", "resolve", "--upgrade-package", "no such", "--home", str(home)]) == 2
+    assert "--upgrade-package 'no such': not a project name" in capsys.readouterr().err
