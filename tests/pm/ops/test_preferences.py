@@ -98,11 +98,14 @@ def test_upgrade_package_moves_only_that_pin(home, index, tmp_path):
         ("lib", "1.0", "1.1", "upgrade")]
 
 
-def test_upgrade_moves_every_pin_and_then_is_up_to_date(home, index, tmp_path):
+def test_upgrade_moves_every_pin_and_then_is_up_to_date(home, index, tmp_path, capsys):
     assert main(["plugins", "enable", "p2", "--home", str(home)]) == 0
     publish(index, tmp_path, {"lib": {"1.1": []}, "other": {"1.1": []}})
 
-    assert main(["pm", "resolve", "--upgrade", "--home", str(home), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["pm", "resolve", "--upgrade", "--home", str(home)]) == 0
+    assert capsys.readouterr().out.endswith("moves from the selected generation:\n  lib 1.0 -> 1.1  (upgraded)\n"
+                                            "  other 1.0 -> 1.1  (upgraded)\n")
     assert main(["pm", "sync", "--upgrade", "--home", str(home)]) == 0
     assert generations.selected(home).pins == {"lib": "1.1", "other": "1.1"}
     selected = generations.read_state(home)["selected"]
