@@ -167,6 +167,7 @@ class World:
     then: LocalIndex  # the index as it was when the previous pins were made
     now: LocalIndex  # as it is: newer releases out, some older ones removed
     cases: list[Case]
+    removed: set[tuple[str, str]]  # (project, version) no longer on ``now``
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +184,7 @@ def worlds(tmp_path_factory) -> Iterator[dict[int, World]]:
                   for f in files}
             then = LocalIndex([f for key, f in of.items() if key not in newer], cache_control=FRESH).start()
             now = LocalIndex([f for key, f in of.items() if key not in removed], cache_control=FRESH).start()
-            made[seed] = World(then, now, _cases(seed, spec, then))
+            made[seed] = World(then, now, _cases(seed, spec, then), removed)
         yield made
     finally:
         for world in made.values():
@@ -238,7 +239,7 @@ def test_pm_keeps_and_moves_the_pins_uv_keeps_and_moves(worlds, uv_bin, tmp_path
     with ThreadPoolExecutor(2) as pool:
         answers = dict(zip(jobs, pool.map(theirs, jobs), strict=True))
     wrong = []
-    moved = forced = 0
+    moved = forced = gone = 0
     for seed, world in worlds.items():
         with open_sources([world.now.url], [], offline=False, tags=current_target().tags) as source:
             for n, case in enumerate(world.cases):
@@ -254,10 +255,11 @@ def test_pm_keeps_and_moves_the_pins_uv_keeps_and_moves(worlds, uv_bin, tmp_path
                         changed = {k for k, v in case.previous.items() if ours.get(k, v) != v}
                         moved += bool(changed)
                         forced += bool(changed) and case.after != case.before
+                        gone += any((k, v) in world.removed for k, v in case.previous.items())  # had to move
     differing = {key for key, _ in wrong}
     story = "\n".join(text for key, text in wrong if key not in DIFFERS)
     assert differing == set(DIFFERS), f"{len(wrong)} of {len(jobs)} differ; not listed:\n{story}\n" \
                                       f"listed, now equal: {sorted(set(DIFFERS) - differing)}"
     assert len([j for j in jobs if j[2] == "prefer"]) >= 200
-    assert moved >= 40 and forced >= 20, (moved, forced)  # the generator still makes pins move
+    assert moved >= 40 and forced >= 20 and gone >= 15, (moved, forced, gone)  # the generator still makes pins move
     assert sum(j[2] == "free" for j in jobs) >= 40 and sum(j[2] == "all" for j in jobs) >= 15
