@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import NormalizedName, canonicalize_name
+from packaging.utils import NormalizedName
 from packaging.version import Version
 from resolvelib import AbstractProvider
 
@@ -27,6 +27,7 @@ from pm.resolver.allowed import Allowed, Markers
 from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
+from pm.resolver.ordering import keeping_first, preferred_first
 
 _log = logging.getLogger("pm.resolver")
 #: How many of the best candidates of a project get their metadata prefetched: the best one; and
@@ -35,8 +36,6 @@ _log = logging.getLogger("pm.resolver")
 #: requests), the next ``2 ** n`` of them at once, at most :data:`_PREFETCH_WALKING`.
 _PREFETCH_CANDIDATES = 1
 _PREFETCH_WALKING = 16
-#: How many candidates of a project without a preference are judged for moving a preferred pin.
-_KEEPING_LOOK = 4
 #: Why a file cannot be used, from the cheapest remedy to the hardest (see :meth:`file_problem`).
 PROBLEMS = ("yanked", "excluded-newer", "sdist-only", "no-compatible-file", "requires-python")
 
@@ -144,9 +143,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
         """Candidates satisfying every requirement on ``identifier``, best first — the preferred
-        version (:meth:`_preferred_first`), then the newest; for a project without a preference,
-        the newest that moves no preferred root pin first (:meth:`_keeping_first`) — without
-        those that state a requirement proved dead (see :mod:`.learning`)."""
+        version, then the newest; for a project without a preference, the newest that moves no
+        preferred root pin first (:mod:`.ordering`) — without those that state a requirement
+        proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
@@ -165,9 +164,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 if version not in bad
             ]
             if name in self.preferred:
-                found = self._preferred_first(name, reqs, found, bad)
+                found = preferred_first(self, name, reqs, found, bad)
             elif self.preferred:
-                found = self._keeping_first(found)
+                found = keeping_first(self, found)
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
         alive = self.learning.alive(reqs, found)
         if _log.isEnabledFor(logging.DEBUG):
@@ -177,51 +176,6 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._counts[identifier] = len(alive)
         self._listed[identifier] = list(alive)  # a copy: resolvelib keeps the one it is given
         return alive
-
-    def _preferred_first(self, name: NormalizedName, reqs: tuple[Req, ...], found: list[Candidate],
-                         bad: set[Version]) -> list[Candidate]:
-        """``found`` with the preferred version of ``name`` first, where every requirement allows
-        it, the resolver has not ruled it out, and a file of it is usable on the target. As uv
-        does with the versions of an existing output file, a preferred version is offered even
-        when yanked since, or a pre-release the rule would pass over; one no longer listed (or
-        without a usable file) is simply not preferable."""
-        version = self.preferred[name]
-        rest = [c for c in found if c.version != version]
-        if len(rest) < len(found):
-            return [next(c for c in found if c.version == version), *rest]
-        if version in bad or not all(self.allowed.contains(name, r.specifier, version) for r in reqs):
-            return found
-        project = self.project(name)
-        link = self._best_file(project, version, True) if version in project.versions else None
-        if link is None:
-            return found
-        return [Candidate(name, version, reqs[0].extras, link, frozenset(o for r in reqs for o in r.origins)), *found]
-
-    def _keeping_first(self, found: list[Candidate]) -> list[Candidate]:
-        """``found`` (a project with no preference) with the candidates that would move a
-        preferred pin after the first that would not: a new project takes its newest release
-        that lets the others stay, as uv does when it met the preferred projects first. Only the
-        first :data:`_KEEPING_LOOK` candidates are judged (each by its metadata)."""
-        for place, candidate in enumerate(found[:_KEEPING_LOOK]):
-            if not self._moves_a_preference(candidate):
-                return [candidate, *found[:place], *found[place + 1:]] if place else found
-        return found
-
-    def _moves_a_preference(self, candidate: Candidate) -> bool:
-        """Whether a requirement of ``candidate`` excludes the preferred version of a project the
-        root requirements name (those uv decides first, in the order it meets them)."""
-        if candidate.link is None:
-            return False
-        try:
-            metadata = self.metadata(candidate.link)
-        except (IndexFailure, MetadataUnavailable):
-            return False
-        for requirement in [*self.applying(metadata, ()), *(self.applying(metadata, candidate.extras) if candidate.extras else [])]:
-            name = canonicalize_name(requirement.name)
-            preferred = self.preferred.get(name) if name in self.root_names else None
-            if preferred is not None and not requirement.specifier.contains(preferred, prereleases=True):
-                return True
-        return False
 
     def is_satisfied_by(self, requirement: Req, candidate: Candidate) -> bool:
         """Remembered per (requirement, candidate) object pair (both hash by identity): resolvelib

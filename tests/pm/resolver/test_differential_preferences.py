@@ -20,7 +20,7 @@ in another order — pubgrub in the order it meets them, learning a clause from 
 resolvelib by :meth:`pm.resolver.provider.Provider.get_preference` (exact pins, upper bounds,
 fewest candidates), and a later pin may re-pin an earlier one. Preferences do not change that
 order in either tool (uv's priorities know nothing of them). pm's provider comes closer to uv's
-outcome with one rule of candidate order (``Provider._keeping_first``): a new project's
+outcome with one rule of candidate order (``pm.resolver.ordering.keeping_first``): a new project's
 candidates that would move the preferred version of a project the roots name come after the
 first that would not (uv decides the roots first, so it rejects those). Left: two sets with
 preferences, where the pin that moves is reached only through other packages (world 7 case 5),

@@ -54,3 +54,17 @@ def test_an_upgrade_frees_only_what_it_names() -> None:
     assert {m.package: m.reason for m in resolve(["x", "w"], Upgrade.of(True)).moves} == {
         "x": "upgrade", "y": "upgrade", "w": "upgrade", "z": "unused"}
     assert Version("1.0") == dict(Preferences.from_pins({"W": "1.0", "bad": "not a version"}).pins)["w"]
+
+
+def test_a_new_project_takes_its_newest_release_that_keeps_the_preferred_roots() -> None:
+    """pm.resolver.ordering rule 2: n 2.0 would move the preferred root w (its w==2.0), so n 1.0
+    comes first, as uv decides (w first, then rejects n 2.0); without preferences n 2.0 and w 2.0."""
+    from pm.resolver.ordering import KEEPING_LOOK
+
+    graph = {**GRAPH, "n": {"1.0": [], "2.0": ["w==2.0"]}}
+    union = Union(Core((), (), "test", None), (), tuple(Tagged(Requirement(r), Origin("p", "p/plugin.yaml")) for r in ("w", "n")))
+    kept = resolve_union(union, current_target(), MemorySource(graph, set()), Policy(preferences=Preferences.from_pins(PREVIOUS)))
+    fresh = resolve_union(union, current_target(), MemorySource(graph, set()), Policy())
+    assert {p.name: str(p.version) for p in kept.pins} == {"w": "1.0", "n": "1.0"}
+    assert {p.name: str(p.version) for p in fresh.pins} == {"w": "2.0", "n": "2.0"}
+    assert KEEPING_LOOK >= 2
