@@ -18,6 +18,7 @@ from pm.cli._common import (
     add_lock_option,
     add_resolution_options,
     add_skip_invalid,
+    add_upgrade_options,
     flags_from,
     home_of,
     options_from,
@@ -54,6 +55,8 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
             parser.add_argument("name", metavar="SOURCE" if name == "install" else "NAME")
         if name in ("enable", "disable", "install"):
             add_skip_invalid(parser)
+        if name == "enable":
+            add_upgrade_options(parser)
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
@@ -121,7 +124,7 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
         emit_json(receipt.as_written())
         return code
     if code == EXIT_OK:
-        tell_changes(args)
+        tell_changes(args, receipt)
         say(receipt.extra.get("message") or done)
         if receipt.generation:
             say(f"generation {receipt.generation['id']} is selected; restart running hermes processes to use it")
@@ -184,6 +187,6 @@ def run_update(args: argparse.Namespace) -> int:
                 say(paint(f"!!! memory provider {name!r} collides: the agent cannot load its memory until this is "
                           "resolved", "red", sys.stderr))
         say("the previously selected generation stays selected; no plugin was disabled")
-    tell_changes(args)
+    tell_changes(args, receipt)
     report(receipt, json_output=args.json)
     return done.code

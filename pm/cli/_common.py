@@ -10,6 +10,7 @@ from pathlib import Path
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags, resolve_home
 from pm.ops.options import Options
+from pm.resolver.preferences import Upgrade
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +58,31 @@ def add_resolution_options(parser: argparse.ArgumentParser) -> None:
                        help="replace every requirement on a project by FILE's requirement lines on it, core's and "
                             "plugins' included; at your own risk (repeatable; env HERMES_PM_OVERRIDES, config "
                             "pm.overrides)")
+
+
+def add_upgrade_options(parser: argparse.ArgumentParser) -> None:
+    """``--upgrade`` and ``--upgrade-package NAME`` (uv's meaning) for the commands that resolve a
+    home's selection: without them, the selected generation's pins are kept wherever the
+    requirements allow."""
+    group = parser.add_argument_group("upgrades")
+    group.add_argument("--upgrade", "-U", action="store_true",
+                       help="prefer no pin of the selected generation: take the newest versions the requirements allow")
+    group.add_argument("--upgrade-package", "-P", action="append", default=[], metavar="NAME",
+                       help="let NAME move to its newest allowed version; every other pin is kept where it can be "
+                            "(repeatable)")
+
+
+def upgrade_from(args: argparse.Namespace) -> Upgrade:
+    """The upgrade the command line asks for; a usage error for a NAME that is no project name."""
+    import re
+
+    from pm.base.errors import UsageError
+
+    names = list(getattr(args, "upgrade_package", None) or ())
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", name):
+            raise UsageError(f"--upgrade-package {name!r}: not a project name")
+    return Upgrade.of(bool(getattr(args, "upgrade", False)), names)
 
 
 def add_lock_option(parser: argparse.ArgumentParser) -> None:
@@ -131,4 +157,5 @@ def shown_home(args: argparse.Namespace) -> Path | None:
 def options_from(args: argparse.Namespace, *, watch: Watch = UNWATCHED) -> Options:
     """The operation's Options from the parsed command line; what it reads noted in ``watch``."""
     return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
-                   shown_home=shown_home(args), watch=watch, skip_invalid=getattr(args, "skip_invalid", False))
+                   shown_home=shown_home(args), watch=watch, skip_invalid=getattr(args, "skip_invalid", False),
+                   upgrade=upgrade_from(args))

@@ -22,7 +22,17 @@ def render(data: dict[str, Any], *, elapsed: str | None = None) -> str:
     rows = [[p["name"], p["version"], ", ".join(dict.fromkeys(_who(o) for o in p["required_by"]))]
             for p in packages]
     # plugin names come from folder names: escaped, so that none can drive the terminal
-    return terminal_safe(head + "\n" + table(rows, ["package", "version", "required by"]))
+    return terminal_safe(head + "\n" + table(rows, ["package", "version", "required by"]) + _moves(data))
+
+
+def _moves(data: dict[str, Any]) -> str:
+    """The pins of the selected generation this resolution moves, each with why (none: "")."""
+    from pm.records.changes import reasons
+
+    moved = [c for c in data.get("changes") or () if c.get("from") and c.get("to")]
+    lines = [f"  {c['package']} {c['from']} -> {c['to']}" + (f"  ({why})" if (why := reasons(c)) else "")
+             for c in moved]
+    return "\nmoves from the selected generation:\n" + "\n".join(lines) if lines else ""
 
 
 def show(data: dict[str, Any], warnings: list[str]) -> None:

@@ -7,7 +7,7 @@ import hashlib
 
 from pm.base.errors import EXIT_CONFLICT, PmError
 from pm.base.watch import Watch
-from pm.cli._common import home_of, options_from, shown_home
+from pm.cli._common import add_upgrade_options, home_of, options_from, shown_home
 from pm.cli._output import emit_json, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from pm.cli._resolved import show
 from pm.cli._summaries import tell_refusal
@@ -19,6 +19,7 @@ from pm.records.receipt import Receipt
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with", dest="candidate", metavar="NAME", help="also resolve this plugin, as if enabled")
+    add_upgrade_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pm.base.errors import EXIT_OK
+from pm.base.errors import EXIT_OK, UsageError
 from pm.base.watch import Watch
 from pm.cli._changes import tell_changes
-from pm.cli._common import add_lock_option, add_skip_invalid, home_of, options_from
+from pm.cli._common import add_lock_option, add_skip_invalid, add_upgrade_options, home_of, options_from
 from pm.cli._output import emit_json, failed_early, paint, reporter_for, say, tell_failure, tell_receipt, tell_steps
 from pm.cli._summaries import synced
 from pm.cli.resolve import tell_resolved
@@ -26,6 +26,7 @@ from pm.records.receipt import Receipt
 def configure(parser: argparse.ArgumentParser) -> None:
     add_lock_option(parser)
     add_skip_invalid(parser)
+    add_upgrade_options(parser)
     parser.add_argument("--from", dest="from_file", metavar="FILE",
                         help="build exactly the files of FILE (a receipt, generation.json or pylock.toml); "
                              "no resolution")
@@ -40,12 +41,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     home, reporter, watch = home_of(args), reporter_for(args.json or args.quiet), Watch()
     if getattr(args, "from_file", None):
+        if args.upgrade or args.upgrade_package:
+            raise UsageError("--upgrade and --upgrade-package resolve; --from builds exactly the files of FILE "
+                             "and resolves nothing: use one or the other")
         done = sync_from(home, args.from_file, options_from(args, watch=watch), reporter,
                          ignore_inputs=args.ignore_inputs, allow_unmet=args.allow_unmet)
     else:
         done = sync(home, options_from(args, watch=watch), reporter)
     watch.code("packaging", "yaml")
-    tell_changes(args)
+    tell_changes(args, done.receipt)
     report(done.receipt, json_output=args.json)
     written = done.receipt.written
     if done.code == EXIT_OK and written is not None and written.get("message") == ALREADY:

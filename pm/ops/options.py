@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags
+from pm.resolver.preferences import NO_UPGRADE, Upgrade
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,9 @@ class Options:
     :data:`~pm.base.lock.LOCK_TIMEOUT`), and the ``--home`` to repeat in next steps (``shown_home``;
     None when the person did not give one, so printed commands act on the default home), and the
     ``watch`` every file, folder and program the operation reads is noted in (the evidence a
-    shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing).
+    shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing), and
+    the ``upgrade`` asked for (``--upgrade``, ``--upgrade-package``; :mod:`pm.resolver.preferences`):
+    without one every resolve prefers the selected generation's pins.
     ``skip_invalid`` (``--skip-invalid``): an enabled plugin whose declaration cannot be read is
     left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`)."""
 
@@ -28,6 +31,7 @@ class Options:
     shown_home: Path | None = None
     watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
     skip_invalid: bool = False
+    upgrade: Upgrade = NO_UPGRADE
 
 
 class Reporter(Protocol):

@@ -19,7 +19,9 @@ from pm.ops.transaction import Result, Transaction, cache_dir, policy_of, source
 if TYPE_CHECKING:
     from pm.index.base import Source
     from pm.index.cache import Cache
+    from pm.records.receipt import Draft
     from pm.resolver import Builder, Conflict, MissingProjects, NotOffered, Policy, Resolution, TooComplex
+    from pm.resolver.preferences import Upgrade
 
 
 class UnknownPlugin(PmError):
@@ -65,7 +67,8 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
     inputs, draft = txn.gathered, txn.draft
     started = time.perf_counter()
     proposed = check_candidate(inputs, candidate)
-    policy = policy_of(inputs)
+    previous = selected_pins(txn)
+    policy = preferring(policy_of(inputs), previous, txn.options.upgrade)
     cache = Cache(cache_dir())
     txn.stored_under = stored = reuse_key(inputs, proposed, policy, cache.root)
     flags = txn.options.flags
@@ -100,11 +103,43 @@ def resolve_in(txn: Transaction, candidate: str | None = None) -> Resolution | N
         return None
     draft.resolution = resolution_to_json(resolution)
     draft.warnings += list(resolution.warnings)
+    tell_changes(draft, previous, resolution, txn.options.upgrade)
     _log.info("resolve: %d packages in %.3fs (%s)", len(resolution.pins), time.perf_counter() - started,
               "a stored resolution reused" if reused else "resolved now")
     draft.record(seconds=round(time.perf_counter() - started, 3))
     draft.record(reused_resolution=reused)
     return resolution
+
+
+def selected_pins(txn: Transaction) -> dict[str, str] | None:
+    """The pins of the environment home's selected generation (None: none is selected): what every
+    resolve that is not an upgrade prefers (profiles share their primary's environment, so its
+    preferences too). Read through the watch: another selection is another answer."""
+    from pm.env import generations
+
+    try:
+        current = generations.selected(txn.home, watch=txn.watch)
+        return None if current is None else current.pins
+    except (KeyError, TypeError, AttributeError):  # a record without pins prefers nothing
+        return None
+
+
+def preferring(policy: Policy, previous: dict[str, str] | None, upgrade: Upgrade) -> Policy:
+    """``policy`` with ``previous`` as its preferences and ``upgrade`` freeing what it names."""
+    from dataclasses import replace
+
+    from pm.resolver.preferences import Preferences
+
+    return replace(policy, preferences=Preferences.from_pins(previous or {}), upgrade=upgrade)
+
+
+def tell_changes(draft: Draft, previous: dict[str, str] | None, resolution: Resolution, upgrade: Upgrade) -> None:
+    """The receipt's ``changes`` (:mod:`pm.records.changes`) and the upgrade asked for."""
+    from pm.records.changes import changes
+
+    draft.record(changes=changes(previous, resolution))
+    if upgrade.asked:
+        draft.record(upgrade=upgrade.to_json())
 
 
 def _conflicted(txn: Transaction, conflict: Conflict, policy: Policy, source: Source) -> None:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from pm.resolver import Resolution
 
 ALREADY = "already in sync"
+#: An upgrade that resolved to the selected generation's files (never a shortcut: it read the index).
+UP_TO_DATE = "already up to date: the upgrade resolved to the selected generation's files"
 _log = logging.getLogger("pm.steps")
 
 
@@ -59,7 +61,8 @@ def sync_in(txn: Transaction) -> None:
     refuse_invalid(txn)  # before the no-op too: a generation built without the plugin is no answer
     obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
     if obtained is not None:
-        select_generation(txn, obtained)
+        upgraded = txn.options.upgrade.asked and obtained.how == "current"
+        select_generation(txn, obtained, UP_TO_DATE if upgraded else None)
 
 
 def _resolving(txn: Transaction) -> Resolution | None:
@@ -70,8 +73,11 @@ def _resolving(txn: Transaction) -> Resolution | None:
 def obtain(txn: Transaction, inputs: Inputs,
            resolution: Callable[[], Resolution | None]) -> Obtained | None:
     """The reuse-or-build rule (module docstring). ``resolution`` is called only when a build is
-    needed; None from it (a conflict, receipt finished) stops here with None."""
+    needed; None from it (a conflict, receipt finished) stops here with None. An upgrade resolves
+    first, whatever is selected (:func:`_obtain_upgraded`)."""
     _remove_incomplete(txn)
+    if txn.options.upgrade.asked:
+        return _obtain_upgraded(txn, inputs, resolution)
     found = generations.reuse(inputs.home, inputs.fingerprint, watch=txn.watch)
     if found.current and found.generation is not None:
         return Obtained(found.generation, "current")
@@ -89,6 +95,24 @@ def obtain(txn: Transaction, inputs: Inputs,
         started.discard(txn.store)
         return None
     return Obtained(build_generation(txn, inputs, resolved, started), "built")
+
+
+def _obtain_upgraded(txn: Transaction, inputs: Inputs,
+                     resolution: Callable[[], Resolution | None]) -> Obtained | None:
+    """An upgrade's rule: resolve (no preference for what it frees), then keep the generation built
+    for these inputs when it holds exactly the resolved files, else build one."""
+    from pm.records.sections import resolution_to_json
+
+    resolved = resolution()
+    if resolved is None:
+        return None
+    found = generations.reuse(inputs.home, inputs.fingerprint, watch=txn.watch)
+    if found.damaged:
+        txn.draft.warnings.append(found.damaged)
+    if found.generation is not None and \
+            _files_of(found.generation.record["resolution"]) == _files_of(resolution_to_json(resolved)):
+        return Obtained(found.generation, "current" if found.current else "reused")
+    return Obtained(build_generation(txn, inputs, resolved), "built")
 
 
 def _remove_incomplete(txn: Transaction) -> None:

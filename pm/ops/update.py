@@ -9,7 +9,7 @@ Also the start-up lazy install the host calls once per process per (home, provid
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pm.base.commands import hermes
@@ -29,6 +29,7 @@ from pm.ops.repin import Ask, repin_all
 from pm.ops.repin import tell as tell_repins
 from pm.ops.sync import sync_in
 from pm.ops.transaction import Result, Transaction, transaction
+from pm.resolver.preferences import EVERYTHING
 
 
 class ProvidersNotInstalled(InstallError):
@@ -86,12 +87,13 @@ def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
 
 
 def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
-           accept: frozenset[str] = frozenset(), ask: Ask | None = None) -> Result:
+           accept: frozenset[str] = frozenset(), ask: Ask | None = None, upgrade: bool = True) -> Result:
     """The update transaction under the home lock: per home, install the catalog provider that
     ``memory.provider`` names but nothing provides (told per home), move catalog plugins to their
     entries' new pins (:mod:`.repin`: admission, and consent — ``accept`` or ``ask`` — when a pin
-    widens what it brings), then sync the union of every home. The receipt's ``installed`` lists
-    what was installed, ``repinned`` what moved."""
+    widens what it brings), then sync the union of every home — as an upgrade (``--upgrade``: no
+    pin is preferred; ``upgrade=False`` for the start-up install, which moves nothing it need
+    not). The receipt's ``installed`` lists what was installed, ``repinned`` what moved."""
     def work(txn: Transaction) -> None:
         catalog = catalog_for(txn.home)
         installed: list[str] = []
@@ -117,6 +119,9 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         tell_repins(txn.draft, repins, txn.options.shown_home)
         sync_in(txn)
 
+    options = options or Options()
+    if upgrade:
+        options = replace(options, upgrade=EVERYTHING)
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
     return Result(txn.receipt, txn.inputs)
 
@@ -181,7 +186,7 @@ def lazy_install(home: Path, reporter: Reporter = SILENT) -> list[str]:
                             f"{missing.home / 'config.yaml'}) is not installed; the agent will run WITHOUT its "
                             "memory. " + (f"Run: {remedy.command}" if remedy.command else remedy.why[:1].upper() + remedy.why[1:]))
         return []
-    done = update(home, Options(), reporter)
+    done = update(home, Options(), reporter, upgrade=False)
     if done.code != 0:
         reporter.notice(f"WARNING: installing the missing memory provider did not finish (exit {done.code}); "
                         f"see {done.receipt.path}")

@@ -2,7 +2,8 @@
 
 A successful resolution is stored in the cache (``results-v1``) under a key made of everything
 that decides it — the inputs' fingerprint (declarations, selection, core and its lock, target,
-index URLs, find-links folders, policies), the candidate, the exact exclude-newer cutoff, the
+index URLs, find-links folders, policies), the preferences (the selected generation's pins) and
+what an upgrade frees of them, the candidate, the exact exclude-newer cutoff, the
 contents of every find-links folder, and the digest of pm's own code — together with every index page and
 find-links page the resolution read, each as (status, sha256 of its body). It is reused only
 while each of those pages is unchanged: a page still fresh by its Cache-Control max-age counts
@@ -28,14 +29,15 @@ from pm.base import codekey as _code
 from pm.index.base import FileLink, Source
 from pm.index.cache import Cache
 from pm.inputs.collect import Inputs
-from pm.resolver.model import Parent, Pin, Policy, Resolution, Unverified
+from pm.resolver.model import Move, Parent, Pin, Policy, Resolution, Unverified
 
 if TYPE_CHECKING:
     from pm.resolver.provider import Builder
 from pm.inputs.union import Origin
 
-#: 2: pins keep the metadata that came by range (unverified), for the build's re-check; 3: as text.
-_FORMAT = 3
+#: 2: pins keep the metadata that came by range (unverified), for the build's re-check; 3: as text;
+#: 4: the moves of preferred versions (pm.resolver.moves).
+_FORMAT = 4
 
 
 def resolve_reusing(inputs: Inputs, source: Source, policy: Policy, *, key: str, candidate: str | None,
@@ -70,7 +72,8 @@ def reuse_key(inputs: Inputs, candidate: str | None, policy: Policy, cache_root:
     """Everything a stored resolution answers for, pm's own code included (:mod:`pm.base.codekey`)."""
     blob = [_FORMAT, _code.digest(cache_root), inputs.fingerprint, candidate,
             policy.exclude_newer.isoformat() if policy.exclude_newer else None,
-            [_folder_state(folder) for folder in inputs.settings.find_link_folders]]
+            [_folder_state(folder) for folder in inputs.settings.find_link_folders],
+            policy.preferences.key(policy.upgrade)]  # the selected generation's pins, and what an upgrade frees
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
 
 
@@ -216,12 +219,25 @@ def _link_to_json(link: FileLink) -> list[Any]:
             link.upload_time.isoformat() if link.upload_time else None, link.metadata_sha256, link.source]
 
 
+def _parent_to_json(parent: Parent | None) -> list[Any] | None:
+    return None if parent is None else [parent.requirement, _origin(parent.origin), parent.package, parent.locked]
+
+
+def _parent_from_json(data: list[Any] | None) -> Parent | None:
+    if data is None:
+        return None
+    requirement, origin, package, locked = data
+    return Parent(requirement, Origin(*origin) if origin else None, package, bool(locked))
+
+
 def resolution_to_json(resolution: Resolution) -> dict[str, Any]:
     return {"warnings": list(resolution.warnings), "replaced": [
-        [r.override, r.requirement, _origin(r.origin), r.package, r.locked] for r in resolution.replaced], "pins": [
+        [r.override, r.requirement, _origin(r.origin), r.package, r.locked] for r in resolution.replaced], "moves": [
+        [m.package, str(m.before), None if m.after is None else str(m.after), m.reason, _parent_to_json(m.because),
+         m.detail] for m in resolution.moves], "pins": [
         {"name": pin.name, "version": str(pin.version), "link": _link_to_json(pin.link),
          "extras": sorted(pin.extras), "required_by": [_origin(o) for o in pin.required_by],
-         "parents": [[p.requirement, _origin(p.origin), p.package, p.locked] for p in pin.parents],
+         "parents": [_parent_to_json(p) for p in pin.parents],
          "dependencies": list(pin.dependencies), "unverified": _unverified_to_json(pin.unverified)}
         for pin in resolution.pins]}
 
@@ -245,12 +261,15 @@ def resolution_from_json(data: dict[str, Any]) -> Resolution:
             name=canonicalize_name(item["name"]), version=Version(item["version"]), link=link,
             extras=frozenset(canonicalize_name(e) for e in item["extras"]),
             required_by=tuple(Origin(plugin, file) for plugin, file in item["required_by"]),
-            parents=tuple(Parent(requirement, Origin(*origin) if origin else None, package, bool(locked))
-                          for requirement, origin, package, locked in item["parents"]),
+            parents=tuple(p for p in map(_parent_from_json, item["parents"]) if p is not None),
             dependencies=tuple(canonicalize_name(d) for d in item["dependencies"]),
         )
         pins.append(replace(pin, unverified=_unverified_from_json(item.get("unverified"))))
-    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), _replaced_from_json(data.get("replaced")))
+    moves = tuple(Move(canonicalize_name(package), Version(before), None if after is None else Version(after),
+                       str(reason), _parent_from_json(because), detail)
+                  for package, before, after, reason, because, detail in data["moves"])
+    return Resolution(tuple(pins), tuple(str(w) for w in data["warnings"]), _replaced_from_json(data.get("replaced")),
+                      moves)
 
 
 def _replaced_from_json(data: list[Any] | None) -> tuple[Any, ...]:

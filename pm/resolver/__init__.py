@@ -4,6 +4,8 @@
 - :mod:`.provider` — the resolvelib provider (preference order in its docstring), and the
   :class:`Builder` interface through which allowed sdists get built (an edge: pm.index.builds)
 - :mod:`.resolve` — root requirements of a union, one resolution, its pins
+- :mod:`.preferences` — Preferences (the selected generation's pins) and Upgrade (what may move)
+- :mod:`.ordering` — the candidate order preferences give; :mod:`.moves` — why a preference moved
 - :mod:`.lookahead` — crawling ahead of resolvelib so its callbacks rarely wait on the network
 - :mod:`.learning` — dead ends (requirements no choice can satisfy), learned as it goes
 - :mod:`.explain` — Conflict / TooComplex, causes mapped to origins, findings as data

@@ -18,7 +18,8 @@ _WORKERS = 4
 
 
 class LookAhead:
-    """Crawls ahead of resolvelib: a project page, then its best matching file's metadata, then
+    """Crawls ahead of resolvelib: a project page, then its best matching file's metadata (the
+    preferred version's, when it is among them), then
     the pages of that file's dependencies, and so on, each project once.
 
     In the common case (little backtracking) resolvelib then finds every answer already fetched,
@@ -91,6 +92,8 @@ class LookAhead:
         provider = self._provider
         try:
             files = provider.best_files(req.name, [req])
+            preferred = provider.preferred.get(req.name)  # the version resolvelib will try first
+            files = [f for f in files if f[0] == preferred] or files
             if not files or self._stopped or not files[0][1].is_wheel:
                 return
             metadata = provider.source.metadata(files[0][1])

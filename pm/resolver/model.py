@@ -26,6 +26,7 @@ from pm.index.base import FileLink, Metadata
 from pm.inputs.settings import redact_url
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Union
+from pm.resolver.preferences import NO_UPGRADE, Preferences, Upgrade
 
 if TYPE_CHECKING:
     from pm.resolver.imposing import Replacement
@@ -100,6 +101,10 @@ class Policy:
     allow_prereleases: bool = False
     exclude_newer: datetime | None = None
     allow_builds: frozenset[NormalizedName] = frozenset()
+    #: Versions tried first (the selected generation's pins; :mod:`.preferences`): never a verdict.
+    preferences: Preferences = field(default_factory=Preferences)
+    #: Pins freed from their preference (``--upgrade``, ``--upgrade-package``, ``hermes update``).
+    upgrade: Upgrade = NO_UPGRADE
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,24 @@ class Parent:
         if self.locked:
             return f"core locks {self.requirement}"
         return f"{self.origin} requires {self.requirement}" if self.origin else f"{self.package} requires {self.requirement}"
+
+
+@dataclass(frozen=True)
+class Move:
+    """A preferred version the resolution did not keep (:mod:`.moves`): ``package`` was at
+    ``before`` and is now at ``after`` (None: no longer needed), for ``reason`` — ``required`` (a
+    requirement of the resolution excludes ``before``: ``because``), ``dependency`` (``before``
+    itself requires what the resolution cannot meet: ``because``, stated by that old version),
+    ``not-offered`` (no usable file of ``before`` on the index any more: ``detail`` says why),
+    ``upgrade`` (freed by an upgrade), ``unused`` (nothing requires it now) or ``other`` (the
+    resolver settled elsewhere to keep the rest)."""
+
+    package: NormalizedName
+    before: Version
+    after: Version | None
+    reason: str
+    because: Parent | None = None
+    detail: str | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +203,8 @@ class Resolution:
     warnings: tuple[str, ...] = ()
     #: What the operator's overrides replaced: root requirements, and the Requires-Dist of pins.
     replaced: tuple[Replacement, ...] = ()
+    #: The preferences it did not keep, and why (empty without preferences).
+    moves: tuple[Move, ...] = ()
 
     def by_name(self) -> dict[NormalizedName, Pin]:
         return {p.name: p for p in self.pins}

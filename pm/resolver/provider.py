@@ -27,6 +27,7 @@ from pm.resolver.allowed import Allowed, Markers
 from pm.resolver.learning import Learning
 from pm.resolver.lookahead import LookAhead
 from pm.resolver.model import PYTHON, Candidate, Policy, Req
+from pm.resolver.ordering import keeping_first, preferred_first
 
 if TYPE_CHECKING:
     from pm.resolver.imposing import Imposing, Replacement
@@ -86,13 +87,18 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self._ranks: dict[str, int | None] = {}
         self._projects: dict[NormalizedName, Project] = {}
         self._best: dict[tuple[NormalizedName, frozenset[str]], list[tuple[Version, FileLink]]] = {}
-        self._best_file_of: dict[tuple[NormalizedName, Version], FileLink | None] = {}
+        self._best_file_of: dict[tuple[NormalizedName, Version, bool], FileLink | None] = {}
         self.allowed = Allowed()
         self._satisfied: dict[tuple[Req, Candidate], bool] = {}
         self._yank_pins: dict[NormalizedName, frozenset[str]] = {}
         self.markers = Markers(target.environment)
         self._lookahead = LookAhead(self)
         self.learning = Learning(self)
+        #: The preferred version of each project (:mod:`.preferences`), those an upgrade frees left out.
+        self.preferred = policy.preferences.kept(policy.upgrade)
+        #: The projects the root requirements name (set by the resolution): their preferred
+        #: versions are the ones a new project's candidates are judged against.
+        self.root_names: frozenset[str] = frozenset()
 
     def set_roots(self, roots: Sequence[Req]) -> None:
         """The root requirements of this resolution: the learning's root context, and the versions
@@ -144,6 +150,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         4. Identifiers with an upper bound: fewer versions will do.
         5. Fewer candidates first (the count from the last ``find_matches``).
         6. The name, for a stable order.
+
+        Preferences (:mod:`.preferences`) do not change this order, as in uv (its priorities know
+        nothing of preferences): they change only which candidate comes first (``find_matches``).
         """
         requirements = [info.requirement for info in information[identifier]]
         cause_names = {c.requirement.key for c in backtrack_causes} | {
@@ -166,8 +175,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         requirements: Mapping[str, Iterator[Req]],
         incompatibilities: Mapping[str, Iterator[Candidate]],
     ) -> list[Candidate]:
-        """Candidates satisfying every requirement on ``identifier``, best (newest) first, without
-        those that state a requirement proved dead (see :mod:`.learning`)."""
+        """Candidates satisfying every requirement on ``identifier``, best first — the preferred
+        version, then the newest; for a project without a preference, the newest that moves no
+        preferred root pin first (:mod:`.ordering`) — without those that state a requirement
+        proved dead (see :mod:`.learning`)."""
         reqs = tuple(requirements[identifier])
         self._remember(identifier, reqs)
         bad = {c.version for c in incompatibilities[identifier]}
@@ -185,6 +196,10 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
                 for version, link in self.best_files(name, reqs)
                 if version not in bad
             ]
+            if name in self.preferred:
+                found = preferred_first(self, name, reqs, found, bad)
+            elif self.preferred:
+                found = keeping_first(self, found)
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
         alive = self.learning.alive(reqs, found)
         if _log.isEnabledFor(logging.DEBUG):
@@ -371,16 +386,18 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             found = self._projects[name] = project_of(self.source, name)
         return found
 
-    def _best_file(self, project: Project, version: Version) -> FileLink | None:
-        key = (project.name, version)
+    def _best_file(self, project: Project, version: Version, yanked_ok: bool = False) -> FileLink | None:
+        """The best usable file of ``version``; ``yanked_ok``: a yanked file may serve it too (a
+        preferred version yanked since, :mod:`.ordering`), else only as :meth:`may_use_yanked` says."""
+        key = (project.name, version, yanked_ok)
         if key not in self._best_file_of:
             best = None
             for link in project.files(version):
-                if self.file_problem(link, self.may_use_yanked(link)) is None and (
+                if self.file_problem(link, yanked_ok or self.may_use_yanked(link)) is None and (
                         best is None or self._file_order(link) < self._file_order(best)):
                     best = link
             if best is None and _log.isEnabledFor(logging.DEBUG):  # -vv: why, worked out only when asked
-                problems = sorted({str(self.file_problem(link, self.may_use_yanked(link)))
+                problems = sorted({str(self.file_problem(link, yanked_ok or self.may_use_yanked(link)))
                                    for link in project.files(version)})
                 _log.debug("%s %s rejected: %s", project.name, version, ", ".join(problems) or "no files")
             self._best_file_of[key] = best

@@ -33,6 +33,7 @@ from pm.resolver.missing import (
     unoffered_roots,
 )
 from pm.resolver.model import PYTHON, Candidate, Parent, Pin, Policy, Req, Resolution, Unverified, root_requirements
+from pm.resolver.moves import moves_of
 from pm.resolver.provider import Builder, Provider
 from pm.resolver.wording import format_yanked_pin
 
@@ -139,6 +140,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     source.prefetch(dict.fromkeys(r.name for r in roots))
     imposing = Imposing(union)
     provider = Provider(source, target, policy, builder, imposing=imposing if imposing else None)
+    provider.root_names = frozenset(r.name for r in roots)
     provider.set_roots(roots)  # root context (pm.resolver.learning) and the versions a yanked file may serve
     provider.look_ahead(roots)
     tally = _Tally()
@@ -156,11 +158,10 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
         raise tally.verdict(max_rounds) from None
     finally:
         provider.close()
-    resolution = _to_resolution(result)
+    resolution = replace(_to_resolution(result), moves=moves_of(result, provider))
     resolution = _with_unverified_metadata(resolution, provider)
     resolution = _with_hashes(resolution, source)
-    yanked = tuple(format_yanked_pin(pin) for pin in resolution.pins if pin.link.is_yanked)
-    return replace(resolution, warnings=_missing_extras(result, provider) + yanked,
+    return replace(resolution, warnings=(*_missing_extras(result, provider), *_yanked(resolution, provider)),
                    replaced=_replaced(union, target, resolution, provider))
 
 
@@ -248,6 +249,16 @@ def _with_unverified_metadata(resolution: Resolution, provider: Provider) -> Res
         pins.append(replace(pin, unverified=Unverified.of(metadata))
                     if metadata is not None and metadata.unverified else pin)
     return replace(resolution, pins=tuple(pins))
+
+
+def _yanked(resolution: Resolution, provider: Provider) -> tuple[str, ...]:
+    """A warning for each pin whose file is yanked: a preferred version kept although yanked since
+    (as uv keeps the versions of its output file), with the way to move it; else the exact root
+    pin that chose it (PEP 592)."""
+    return tuple(f"{pin.name} {pin.version} is yanked on the index ({pin.link.yanked or 'no reason given'}); "
+                 f"kept as the selected generation's pin: --upgrade-package {pin.name} moves it"
+                 if provider.preferred.get(pin.name) == pin.version else format_yanked_pin(pin)
+                 for pin in resolution.pins if pin.link.is_yanked)
 
 
 def _missing_extras(result: object, provider: Provider) -> tuple[str, ...]:

@@ -121,9 +121,12 @@ def test_a_damaged_entry_is_a_miss(capsys, home, index, tmp_path) -> None:
 
 
 def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
     from pm.inputs.union import Origin
     from pm.records.reuse import resolution_from_json, resolution_to_json
-    from pm.resolver.model import Parent, Pin, Resolution
+    from pm.resolver.model import Move, Parent, Pin, Resolution
 
     first = resolve(capsys, home, index)
     again = resolve(capsys, home, index)
@@ -133,7 +136,10 @@ def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
                     None, "", "https://i/simple/")
     resolution = Resolution((Pin(link.name, link.version, link, frozenset({"x"}), (Origin("p", "/f"), Origin.core()),
                                  (Parent("a>=1", Origin("p", "/f")), Parent("a==1.0", package="b 2", locked=True)),
-                                 ("c",)),), ("a warning",))
+                                 ("c",)),), ("a warning",),
+                            (Move(link.name, Version("0.9"), link.version, "required", Parent("a>=1", Origin("p", "/f"))),
+                             Move(canonicalize_name("gone"), Version("2"), None, "unused"),
+                             Move(link.name, Version("0.8"), link.version, "not-offered", detail="no longer listed")))
     assert resolution_from_json(json.loads(json.dumps(resolution_to_json(resolution)))) == resolution
 
 
@@ -153,7 +159,8 @@ def test_a_fresh_reuse_loads_neither_the_resolver_nor_the_index_client(capsys, h
     done = subprocess.run(argv, capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == ["pm.resolver.model"]
+    # the values a stored resolution is read into (preferences: what every operation's options carry)
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == ["pm.resolver.model", "pm.resolver.preferences"]
 
 
 class _Revalidated:
