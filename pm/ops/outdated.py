@@ -131,11 +131,13 @@ def outdated(home: Path, options: Options | None = None, reporter: Reporter = SI
 
 def upgrade_policy(inputs: Inputs) -> Policy:
     """The policy of an upgrade: the settings' (pre-releases, exclude-newer, builds), preferring
-    nothing. Today no resolve has preferences (each picks the newest release everything allows,
-    which is an upgrade); once :class:`~pm.resolver.Policy` carries the selected generation's pins
-    as preferences, this is the one place that asks for an upgrade instead."""
-    # issue 32's preferences: once Policy has them, `replace(policy_of(inputs), upgrade=True)`
-    return policy_of(inputs)
+    no pin of the selected generation (:data:`~pm.resolver.preferences.EVERYTHING`): what
+    ``--upgrade`` would take. The one place outdated asks for an upgrade."""
+    from dataclasses import replace
+
+    from pm.resolver.preferences import EVERYTHING
+
+    return replace(policy_of(inputs), upgrade=EVERYTHING)
 
 
 def _outdated(txn: Transaction) -> Outdated | None:
