@@ -136,7 +136,7 @@ def test_a_reused_resolution_keeps_every_detail(capsys, home, index) -> None:
                     None, "", "https://i/simple/")
     resolution = Resolution((Pin(link.name, link.version, link, frozenset({"x"}), (Origin("p", "/f"), Origin.core()),
                                  (Parent("a>=1", Origin("p", "/f")), Parent("a==1.0", package="b 2", locked=True)),
-                                 ("c",)),), ("a warning",),
+                                 ("c",)),), ("a warning",), moves=
                             (Move(link.name, Version("0.9"), link.version, "required", Parent("a>=1", Origin("p", "/f"))),
                              Move(canonicalize_name("gone"), Version("2"), None, "unused"),
                              Move(link.name, Version("0.8"), link.version, "not-offered", detail="no longer listed")))
