@@ -16,13 +16,12 @@ _WIDTH = 72  # the detail column's width in the table
 
 
 def detail(verdict: EntryVerdict) -> str:
-    """What the row says beyond its verdict: the cause, whom it collides with, core's requirement."""
+    """What the row says beyond its verdict: the cause (the resolver's sentence names core's
+    requirement for a collision with core), the group of a collision."""
     if verdict.kind == "ok":
         return verdict.cause or f"{verdict.pins} pins"
     if verdict.kind == "collides":
         return f"in group {', '.join(verdict.group)}: {verdict.cause}"
-    if verdict.kind == "collides-with-core":
-        return f"core requires {', '.join(verdict.core)}: {verdict.cause}"
     return verdict.cause
 
 
@@ -111,7 +110,7 @@ def github(report: Report) -> list[str]:
         where = report.where.get(v.entry)
         file = where.file if where is not None else report.catalog
         said = f"collides with {', '.join(v.partners)}; {detail(v)}" if v.kind == "collides" else detail(v)
-        if where is not None:
+        if where is not None and where.declaration not in said:
             said += f" (declared in {where.declaration})"
         lines.append(f"::error file={_property(file)},title={_property(f'{v.entry} on {v.target}: {v.label}')}::"
                      + _data(said))

@@ -103,7 +103,7 @@ def _together(run: _Pass, declarations: dict[str, Declaration], passed: list[str
             return
         report.together.append(TogetherPass(label, tuple(remaining), "collides", groups, str(outcome)))
         for name in aside:
-            _mark(report, name, label, groups, tuple(aside), str(outcome))
+            _mark(report, name, label, groups, tuple(aside), _told_for(outcome, name))
         remaining = [n for n in remaining if n not in aside]
 
 
@@ -115,6 +115,18 @@ def _mark(report: Report, name: str, label: str, groups: tuple[tuple[str, ...], 
     group = tuple(own) if len(own) > 1 else aside
     at = next(i for i, v in enumerate(report.verdicts) if v.entry == name and v.target == label)
     report.verdicts[at] = report.verdicts[at].colliding(tuple(n for n in group if n != name), group, cause)
+
+
+def _told_for(conflict: Any, name: str) -> str:
+    """The refusal in words, told from the findings that name ``name`` only (the resolver's one
+    formatter): a pair's row does not tell another group's collision from the same pass."""
+    from pm.resolver.explain import Conflict
+
+    own = [f for f in conflict.findings if any(c.origin.plugin == name for c in f.causes)]
+    if not own or len(own) == len(conflict.findings):
+        return str(conflict)
+    plugins = [p for p in conflict.plugins if any(c.origin.plugin == p for f in own for c in f.causes)]
+    return str(Conflict(own, plugins, None))
 
 
 def _builder(settings: Settings, target: Target, policy: Any) -> Any:

@@ -335,7 +335,7 @@ def test_directory_entries_are_annotated_on_their_own_file_and_verdicts_carry_a_
     assert main(_check(folder, index, "--platform", "linux", "--github")) == 3
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"::error file={folder / 'winny.yaml'},title=winny on linux")
-    assert line.endswith(f"(declared in file://{repo}@{commit}:plugin.yaml)")
+    assert f"plugin 'winny' (file://{repo}@{commit}:plugin.yaml) requires winlib" in line
     assert main(_check(folder, index, "--platform", "windows", "--json")) == 0
     (verdict,) = json.loads(capsys.readouterr().out)["verdicts"]
     assert len(verdict["pins_digest"]) == 64 and verdict["pins"] == 2  # winlib, and core's tinyhttp
