@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from pm.inputs.declaration import Declaration
 
 
+NOT_READ = "declaration not read: "
+
+
 @dataclass
 class Report:
     """The gate's findings: per entry and target one :class:`EntryVerdict` (``verdicts``), the
@@ -157,10 +160,12 @@ def _where(entry: Entry, catalog: Catalog, shown: Path | None) -> Where:
 
 
 def _unfetched(report: Report, label: str) -> None:
-    """Each entry that was not fetched is not judged, on every target: its own failure."""
+    """Each entry that was not fetched, or whose declaration could not be read, is not judged, on
+    every target: its own failure."""
     for name, why in report.fetched.items():
-        if why.startswith("not fetched") and name not in report.reused:
-            report.verdicts.append(EntryVerdict(name, label, "not-fetched", why))
+        if why.startswith(("not fetched", NOT_READ)) and name not in report.reused:
+            kind = "not-fetched" if why.startswith("not fetched") else "not-judged"
+            report.verdicts.append(EntryVerdict(name, label, kind, why, failure="" if kind == "not-fetched" else "input"))
 
 
 def _merged(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -252,9 +257,13 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
         where = report.where[entry.name]
         try:
             root, _ = fetch_source(entry, entry.name, staging)
-            declaration = read_declaration(root, read_manifest(root))
         except PmError as exc:
             report.fetched[entry.name] = f"not fetched: {_relocated(str(exc), staging, where)}"
+            continue
+        try:
+            declaration = read_declaration(root, read_manifest(root))
+        except PmError as exc:
+            report.fetched[entry.name] = f"{NOT_READ}{_relocated(str(exc), staging, where)}"
             continue
         if declaration is None:
             report.fetched[entry.name] = "no declaration at the plugin root (sidecar-only): nothing to check"

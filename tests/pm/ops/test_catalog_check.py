@@ -339,3 +339,23 @@ def test_directory_entries_are_annotated_on_their_own_file_and_verdicts_carry_a_
     assert main(_check(folder, index, "--platform", "windows", "--json")) == 0
     (verdict,) = json.loads(capsys.readouterr().out)["verdicts"]
     assert len(verdict["pins_digest"]) == 64 and verdict["pins"] == 2  # winlib, and core's tinyhttp
+
+
+def test_an_unreadable_declaration_is_that_entrys_failure_named_at_its_repo_and_sha(catalog, index, tmp_path,
+                                                                                   capsys) -> None:
+    repo, commit = _repo(tmp_path / "more", "broken", [])
+    (Path(repo) / "plugin.yaml").write_text("name: broken\npip_dependencies: [unclosed\n")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "break"],
+                   cwd=repo, check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    web_repo, web_commit = _repo(tmp_path / "more", "fine", ["tinyhttp"])
+    folder = _directory(tmp_path, {"broken": {"name": "broken", "repo": f"file://{repo}", "sha": commit},
+                                   "fine": {"name": "fine", "repo": f"file://{web_repo}", "sha": web_commit}})
+    assert main(_check(folder, index, "--platform", "linux", "--json")) == 3  # judged: one entry not ok
+    out = capsys.readouterr().out
+    assert "hermes-pm-catalog-" not in out
+    verdicts = {v["entry"]: v for v in json.loads(out)["verdicts"]}
+    assert (verdicts["broken"]["verdict"], verdicts["broken"]["kind"]) == ("not judged", "not-judged")
+    assert verdicts["broken"]["cause"].startswith(f"declaration not read: file://{repo}@{commit}:plugin.yaml: ")
+    assert verdicts["fine"]["kind"] == "ok"
