@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 NOT_READ = "declaration not read: "
+NOTHING_TO_CHECK = "no declaration at the plugin root (sidecar-only): nothing to check"
 
 
 @dataclass
@@ -163,7 +164,9 @@ def _unfetched(report: Report, label: str) -> None:
     """Each entry that was not fetched, or whose declaration could not be read, is not judged, on
     every target: its own failure."""
     for name, why in report.fetched.items():
-        if why.startswith(("not fetched", NOT_READ)) and name not in report.reused:
+        if why == NOTHING_TO_CHECK:  # a row all the same: every entry is on the table
+            report.verdicts.append(EntryVerdict(name, label, "ok", why))
+        elif why.startswith(("not fetched", NOT_READ)) and name not in report.reused:
             kind = "not-fetched" if why.startswith("not fetched") else "not-judged"
             report.verdicts.append(EntryVerdict(name, label, kind, why, failure="" if kind == "not-fetched" else "input"))
 
@@ -266,7 +269,7 @@ def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dic
             report.fetched[entry.name] = f"{NOT_READ}{_relocated(str(exc), staging, where)}"
             continue
         if declaration is None:
-            report.fetched[entry.name] = "no declaration at the plugin root (sidecar-only): nothing to check"
+            report.fetched[entry.name] = NOTHING_TO_CHECK
             continue
         report.fetched[entry.name] = str(declaration.file.relative_to(root))
         report.where[entry.name] = replace(where, path=str(declaration.file.relative_to(staging / "src")))

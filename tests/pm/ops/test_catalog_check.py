@@ -350,8 +350,15 @@ def test_an_unreadable_declaration_is_that_entrys_failure_named_at_its_repo_and_
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
                             text=True).stdout.strip()
     web_repo, web_commit = _repo(tmp_path / "more", "fine", ["tinyhttp"])
+    side_repo, _ = _repo(tmp_path / "more", "sidecar", [])
+    (Path(side_repo) / "plugin.yaml").write_text("name: sidecar\n")  # declares nothing
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "none"],
+                   cwd=side_repo, check=True)
+    side_commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=side_repo, check=True, capture_output=True,
+                                 text=True).stdout.strip()
     folder = _directory(tmp_path, {"broken": {"name": "broken", "repo": f"file://{repo}", "sha": commit},
-                                   "fine": {"name": "fine", "repo": f"file://{web_repo}", "sha": web_commit}})
+                                   "fine": {"name": "fine", "repo": f"file://{web_repo}", "sha": web_commit},
+                                   "sidecar": {"name": "sidecar", "repo": f"file://{side_repo}", "sha": side_commit}})
     assert main(_check(folder, index, "--platform", "linux", "--json")) == 3  # judged: one entry not ok
     out = capsys.readouterr().out
     assert "hermes-pm-catalog-" not in out
@@ -359,3 +366,5 @@ def test_an_unreadable_declaration_is_that_entrys_failure_named_at_its_repo_and_
     assert (verdicts["broken"]["verdict"], verdicts["broken"]["kind"]) == ("not judged", "not-judged")
     assert verdicts["broken"]["cause"].startswith(f"declaration not read: file://{repo}@{commit}:plugin.yaml: ")
     assert verdicts["fine"]["kind"] == "ok"
+    assert (verdicts["sidecar"]["kind"], verdicts["sidecar"]["cause"]) == (
+        "ok", "no declaration at the plugin root (sidecar-only): nothing to check")  # on the table all the same
