@@ -19,23 +19,27 @@ from pm.testing.sdists import backend_sdist
 @pytest.fixture
 def gate(tmp_path, monkeypatch):
     """A directory catalog of 'src' (needs onlysrc: a source distribution whose metadata only a
-    build tells), 'shared' (sharedlib), 'new' (sharedlib>=2) and 'extra' (extrapkg, on a second
-    index only); the gate's arguments."""
+    build tells), 'shared' (sharedlib), 'new' (sharedlib>=2), 'extra' (extrapkg, on a second
+    index only), 'fresh' (stamped>=2, uploaded 2024-05-01) and 'pre' (prelib>=1: 1.0, 2.0rc1);
+    the gate's arguments."""
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HERMES_BUNDLED_PLUGINS", str(tmp_path / "none"))
     dists, more = tmp_path / "dists", tmp_path / "more"
-    build_packages(dists, {"helper": {"1.0": []}, "sharedlib": {"1.0": [], "2.0": []}})
+    records = build_packages(dists, {"helper": {"1.0": []}, "sharedlib": {"1.0": [], "2.0": []},
+                                     "stamped": {"1.0": {"upload_time": "2024-01-10T08:00:00Z"},
+                                                 "2.0": {"upload_time": "2024-05-01T00:00:00Z"}},
+                                     "prelib": {"1.0": [], "2.0rc1": []}})
     backend_sdist(dists, "onlysrc", "1.0", requires=("helper>=1",))
     build_packages(more, {"extrapkg": {"1.0": []}})
     folder = tmp_path / "catalog.d"
     folder.mkdir()
     for name, requirements in {"src": ["onlysrc"], "shared": ["sharedlib"], "new": ["sharedlib>=2"],
-                               "extra": ["extrapkg"]}.items():
+                               "extra": ["extrapkg"], "fresh": ["stamped>=2"], "pre": ["prelib>=1"]}.items():
         repo, commit = plugin_repo(tmp_path / "repos", name, requirements)
         (folder / f"{name}.yaml").write_text(json.dumps({"name": name, "repo": f"file://{repo}", "sha": commit}))
     (tmp_path / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
     (tmp_path / "lock.txt").write_text("")
-    with LocalIndex([dists]) as index, LocalIndex([more]) as extra:
+    with LocalIndex([dists, *records]) as index, LocalIndex([more]) as extra:  # records: upload times
         yield tmp_path, ["catalog", "check", str(folder), "--index-url", index.url, "--core", str(tmp_path / "core.toml"),
                          "--core-lock", str(tmp_path / "lock.txt"), "--json"], extra.url
 
@@ -88,3 +92,13 @@ def test_an_unquoted_all_digit_sha_is_told_to_be_quoted(tmp_path) -> None:
     assert str(caught.value) == (
         f"{Path(folder / 'digits.yaml')}: sha: must be a non-empty string, got {int('1234567890' * 4)!r} (YAML read "
         "the unquoted value as a number, so its digits may have changed: quote it)")
+
+
+def test_exclude_newer_and_prereleases_reach_the_gate(gate, capsys) -> None:
+    _, argv, extra = gate
+    argv += ["--extra-index-url", extra, "--allow-build", "onlysrc"]
+    before = _kinds(argv, capsys, 0)
+    cut = _kinds([*argv, "--exclude-newer", "2024-03-01"], capsys, 3)
+    assert cut["fresh"]["verdict"] == "refused alone" and "stamped" in cut["fresh"]["cause"]
+    allowed = _kinds([*argv, "--prereleases", "allow"], capsys, 0)
+    assert allowed["pre"]["pins_digest"] != before["pre"]["pins_digest"]  # 2.0rc1 taken, not 1.0
