@@ -75,8 +75,8 @@ def summary(report: Report) -> list[str]:
         count = (f"{len(refused)} of {len(entries)} {_plural(len(entries), 'entry', 'entries')} refused on "
                  f"{len(targets)} of {len(report.targets)} {_plural(len(report.targets), 'target', 'targets')}")
     else:
-        count = (f"all {len(entries)} {_plural(len(entries), 'entry', 'entries')} fit on "
-                 f"{len(report.targets)} {_plural(len(report.targets), 'target', 'targets')}")
+        count = (("the one entry fits" if len(entries) == 1 else f"all {len(entries)} entries fit")
+                 + f" on {len(report.targets)} {_plural(len(report.targets), 'target', 'targets')}")
     if report.reused:
         count += f" ({len(report.reused)} judged alone before: reused from --changed-since)"
     return [*lines, count]

@@ -84,3 +84,11 @@ def test_the_table_wraps_at_spaces_and_says_reused_and_the_summary_counts() -> N
     assert Report("c", [T]).exit_code == 0 and _report().exit_code == 3
     assert out.markdown(_report()).count("100%<br>next") == 2
     assert out._md("a | b\nc") == "a \\| b<br>c"
+
+
+def test_the_count_line_of_a_catalog_that_fits() -> None:
+    one = Report("c", [T])
+    one.verdicts = [EntryVerdict("a", T, "ok", pins=1)]
+    assert out.summary(one) == ["the one entry fits on 1 target"]
+    one.verdicts.append(EntryVerdict("b", T, "ok", pins=1))
+    assert out.summary(one) == ["all 2 entries fit on 1 target"]
