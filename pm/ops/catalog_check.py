@@ -1,19 +1,18 @@
 """The catalog's acceptance gate: does every entry fit the host, alone and together, on every
-target? (``hermes pm catalog check``, issue 23.)
+target? (``hermes pm catalog check``, issues 23 and 35.)
 
 Each entry is fetched at its pin (git at the commit, archives by sha256, as ``hermes plugins
 install`` fetches them) into a scratch folder, and its declaration read without importing
 anything. Then, per target (every pair of ``--python-version`` and ``--platform`` values; the
-running interpreter when none is given):
+running interpreter when none is given), :mod:`pm.ops.catalog_judge` judges every entry with
+core alone, then all that fit alone together, naming every colliding pair or group from its own
+proof, never from trial resolutions (DESIGN invariant 4).
 
-- **solo**: core + the entry alone; a refusal is the entry's own (with core).
-- **together**: core + every entry that passed solo, in one resolve; when it is refused, the
-  entries involved are named from the resolver's own causes (``Conflict.plugins``), that group is
-  set aside and the rest resolved again, until the rest resolves: every colliding pair or group is
-  named from its own proof, never found by trial resolutions (DESIGN invariant 4).
-
-The report is data (:class:`Report`), kept in a receipt of kind ``catalog-check`` (its
-``catalog_check`` field); nothing is installed and no home is changed.
+The report is data (:class:`Report`): one :class:`~pm.ops.catalog_verdicts.EntryVerdict` per
+entry and target, each naming the entry as its maintainer has it (its file, ``repo@sha``, the
+declaration's path; never the scratch checkout), and the together pass's resolves. Nothing is
+installed and no home is changed or needed: the receipt (kind ``catalog-check``, the report in
+its ``catalog_check`` field) is written to the folder the caller names, or nowhere.
 """
 
 from __future__ import annotations
