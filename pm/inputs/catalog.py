@@ -163,7 +163,8 @@ def _entry(path: Path, i: int, raw: Any, problems: list[Problem]) -> Entry | Non
         problems.append(Problem(path, f"{key}.source.git", f"must be a repository URL (not starting with '-'), "
                                 f"got {quote(git)}"))
     elif git is not None and not (isinstance(commit, str) and _HEX40.match(commit)):
-        problems.append(Problem(path, f"{key}.source.commit", f"must be a 40-hex commit, got {commit!r}"))
+        problems.append(Problem(path, f"{key}.source.commit", f"must be a 40-hex commit, got {commit!r}"
+                                + _quote_it(commit)))
     elif git is None and not (isinstance(archive, str) and isinstance(sha256, str) and _HEX64.match(sha256)):
         problems.append(Problem(path, f"{key}.source", "must be {git, commit} or {archive, sha256 (64 hex)}"))
     subdir = raw.get("subdir") or ""
@@ -214,9 +215,17 @@ def _text(path: Path, data: dict[str, Any], key: str, problems: list[Problem], *
     if value is None and not required:
         return ""
     if not isinstance(value, str) or (required and not value):
-        problems.append(Problem(path, key, f"must be a {'non-empty ' if required else ''}string, got {value!r}"))
+        problems.append(Problem(path, key, f"must be a {'non-empty ' if required else ''}string, got {value!r}"
+                                + _quote_it(value)))
         return ""
     return value
+
+
+def _quote_it(value: Any) -> str:
+    """The did-you-mean for a value YAML read as a number (an all-digit sha, a version): quote it."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return " (YAML read the unquoted value as a number, so its digits may have changed: quote it)"
+    return ""
 
 
 def _names(path: Path, data: dict[str, Any], key: str, problems: list[Problem]) -> tuple[str, ...]:

@@ -17,6 +17,8 @@ its receipt.
 - :mod:`.install` — install and remove
 - :mod:`.outdated` — outdated: per pin, the upgrade, the newest release and who holds it back
   (:mod:`.holders`)
+- :mod:`.catalog_check` — the catalog's gate: its passes (:mod:`.catalog_judge`) and per-entry
+  verdicts (:mod:`.catalog_verdicts`)
 """
 
 from typing import TYPE_CHECKING, Any

@@ -38,11 +38,25 @@ def tool_facts() -> dict[str, Any]:
     return {"name": "hermes-pm", "version": __version__, "uv": uv_version()}
 
 
+def write_to(folder: Path, receipt: Receipt) -> Path:
+    """Write a finished ``receipt`` into ``folder`` (made when missing), not into a home: no
+    ``latest.json``, nothing pruned (``catalog check --receipts DIR``: a gate run never becomes a
+    home's latest receipt)."""
+    data = receipt.written
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{_stamp(data)}-{data['kind']}-{os.getpid()}.json"
+    encoded = (json.dumps(data, separators=(",", ":"), default=str) + "\n").encode()
+    return Store(folder).write_bytes(path, encoded, mode=0o600)
+
+
+def _stamp(data: dict[str, Any]) -> str:
+    return str(data["started_at"]).replace(":", "").replace("-", "").replace(".", "")
+
+
 def write_data(home: Path, data: dict[str, Any]) -> Path:
     folder = home / "pm" / "receipts"
     store = Store.for_home(home)
-    stamp = data["started_at"].replace(":", "").replace("-", "").replace(".", "")
-    path = folder / f"{stamp}-{data['kind']}-{os.getpid()}.json"
+    path = folder / f"{_stamp(data)}-{data['kind']}-{os.getpid()}.json"
     # Serialised once, compactly: a 200-plugin receipt is large and indent= takes Python's slow
     # encoder path; `jq .` or `python -m json.tool` pretty-print it for people.
     encoded = (json.dumps(data, separators=(",", ":"), default=str) + "\n").encode()

@@ -7,6 +7,9 @@ need, shaped like a real catalog's troubles (issue 23's bench):
 - one entry whose package has a macOS wheel and otherwise only a source distribution
   (``native``: refused alone on Linux, where pm does not build unless allowed);
 - one entry whose package requires Python < 3.13 (``oldpy``: refused alone on 3.13);
+- one entry needing a project no index has (``ghost``: refused alone, missing project);
+- one entry needing what core's own requirement excludes (``corefight`` needs ``corelib>=2``, core
+  ``corelib<2``: write :attr:`MadeCatalog.core` as core's dependencies);
 - fillers that fit everything (``fine-N``).
 
 :func:`make_catalog` writes the directory form (one YAML file per entry) and returns what each
@@ -32,6 +35,11 @@ class MadeCatalog:
     pairs: list[tuple[str, str]] = field(default_factory=list)
     trio: tuple[str, ...] = ()
     repos: dict[str, Path] = field(default_factory=dict)
+    core: list[str] = field(default_factory=lambda: ["corelib<2"])  # core's dependencies, for corefight
+
+    def core_pyproject(self) -> str:
+        """Core's ``pyproject.toml`` for this catalog."""
+        return f"[project]\nname = 'host'\ndependencies = {json.dumps(self.core)}\n"
 
 
 def plugin_repo(parent: Path, name: str, requirements: list[str]) -> tuple[Path, str]:
@@ -55,13 +63,14 @@ def recommit(repo: Path, name: str, requirements: list[str]) -> str:
 
 
 def make_catalog(root: Path, entries: int = 50) -> MadeCatalog:
-    """A catalog directory of ``entries`` entries (at least 8) and its index spec."""
+    """A catalog directory of ``entries`` entries (at least 10) and its index spec."""
     pairs = max(1, (entries - 5) // 4)
     spec: dict[str, dict[str, Any]] = {
         "base": {"1.0": []},
         "tri": {"1.0": [], "2.0": [], "3.0": []},
         "native": {"1.0": {"tags": ["py3-none-macosx_11_0_arm64", "py3-none-macosx_10_9_x86_64"], "sdist": True}},
         "oldpy": {"1.0": {"requires_python": "<3.13"}},
+        "corelib": {"1.0": [], "2.0": []},
     }
     declared: dict[str, list[str]] = {}
     made = MadeCatalog(root / "catalog.d", spec)
@@ -73,6 +82,7 @@ def make_catalog(root: Path, entries: int = 50) -> MadeCatalog:
         declared[f"trio-{i}"] = [f"tri!={version}"]
     made.trio = ("trio-1", "trio-2", "trio-3")
     declared["native"], declared["oldpy"] = ["native"], ["oldpy"]
+    declared["ghost"], declared["corefight"] = ["no-such-project-anywhere"], ["corelib>=2"]
     for i in range(entries - len(declared)):
         declared[f"fine-{i}"] = ["base"]
     made.folder.mkdir(parents=True)

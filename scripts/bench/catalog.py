@@ -38,7 +38,7 @@ def main() -> int:
         root = Path(work)
         made = make_catalog(root, args.entries)
         with index_from_spec(root / "dists", made.spec, **PRESETS["pypi"]) as index:
-            (root / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
+            (root / "core.toml").write_text(made.core_pyproject())
             (root / "lock.txt").write_text("")
             (root / "home").mkdir()
             env = h.pm_env(root / "pm-cache", root / "none", root / "pycache")
@@ -50,7 +50,7 @@ def main() -> int:
             seconds, out = h.run(gate, env, ok=(0, 3))
             report = root / "report.json"
             report.write_text(out)
-            verdicts = json.loads(out)["verdicts"]
+            together = json.loads(out)["together"]
             uv_seconds = _uv_pairs(root, made, index.url)
             name = "fine-0" if (made.folder / "fine-0.yaml").exists() else sorted(made.repos)[0]
             commit = recommit(made.repos[name], name, ["base>=1"])
@@ -58,7 +58,7 @@ def main() -> int:
             (made.folder / f"{name}.yaml").write_text(json.dumps({**entry, "sha": commit}))
             env = h.pm_env(root / "pm-cache-2", root / "none", root / "pycache")
             changed, _ = h.run([*gate, "--changed-since", str(report)], env, ok=(0, 3))
-    groups = sorted({tuple(g) for v in verdicts if v["entry"] == "(together)" for g in v["groups"]})
+    groups = sorted({tuple(g) for t in together for g in t["groups"]})
     print(f"{args.entries} entries x {len(TARGETS)} targets; groups named: {len(groups)} "
           f"({len(made.pairs)} pairs and a group of three expected)")
     print(f"gate, cold:                          {seconds * 1000:8.0f} ms")

@@ -54,26 +54,34 @@ def _check(catalog: Path, index, *extra: str) -> list[str]:
             "--core", str(base / "core.toml"), "--core-lock", str(base / "lock.txt"), *extra]
 
 
-def test_entries_alone_and_together_on_two_systems(catalog, index, capsys) -> None:
-    code = main(_check(catalog, index, "--platform", "linux", "--platform", "windows", "--json"))
+def test_entries_alone_and_together_on_two_systems(catalog, index, tmp_path, capsys) -> None:
+    receipts = tmp_path / "receipts"
+    code = main(_check(catalog, index, "--platform", "linux", "--platform", "windows", "--json",
+                       "--receipts", str(receipts)))
     report = json.loads(capsys.readouterr().out)
     assert code == 3
     assert report["fetched"]["gone"] == "removed: on the catalog's kill list, not checked"
     assert report["fetched"]["old"] == "plugin.yaml"
     verdicts = {(v["entry"], v["target"].split(" /")[0]): v for v in report["verdicts"]}
-    assert {k: v["verdict"] for k, v in verdicts.items() if k[0] != "(together)"} == {
-        ("old", "linux"): "ok", ("new", "linux"): "ok", ("web", "linux"): "ok", ("win", "linux"): "conflict",
-        ("old", "windows"): "ok", ("new", "windows"): "ok", ("web", "windows"): "ok", ("win", "windows"): "ok"}
-    for system in ("linux", "windows"):  # together: the two that collide are named, from the causes
-        passes = [v for v in report["verdicts"] if v["entry"] == "(together)" and v["target"].startswith(system)]
-        assert passes[0]["verdict"] == "conflict" and set(passes[0]["partners"]) == {"old", "new"}
-        assert passes[0]["groups"] == [["new", "old"]]
-        assert [v["verdict"] for v in passes[1:]] == (["ok"] if system == "windows" else [])  # the rest fits
-    assert "winlib" in verdicts[("win", "linux")]["finding"]
+    assert {k: (v["verdict"], v["kind"]) for k, v in verdicts.items()} == {
+        ("old", "linux"): ("collides", "collides"), ("new", "linux"): ("collides", "collides"),
+        ("web", "linux"): ("ok", "ok"), ("win", "linux"): ("refused alone", "no-wheel"),
+        ("old", "windows"): ("collides", "collides"), ("new", "windows"): ("collides", "collides"),
+        ("web", "windows"): ("ok", "ok"), ("win", "windows"): ("ok", "ok")}
+    for system in ("linux", "windows"):  # each of the two that collide names the other, from the causes
+        assert (verdicts[("old", system)]["partners"], verdicts[("old", system)]["group"]) == (["new"], ["new", "old"])
+        assert (verdicts[("new", system)]["partners"], verdicts[("new", system)]["group"]) == (["old"], ["new", "old"])
+        passes = [t for t in report["together"] if t["target"].startswith(system)]
+        assert passes[0]["outcome"] == "collides" and passes[0]["groups"] == [["new", "old"]]
+        assert [t["outcome"] for t in passes[1:]] == (["ok"] if system == "windows" else [])  # the rest fits
+    assert "winlib" in verdicts[("win", "linux")]["cause"]
+    assert verdicts[("win", "linux")]["label"] == "refused alone: no wheel for this target"
     receipt = json.loads(Path(report["receipt_path"]).read_text())
+    assert Path(report["receipt_path"]).parent == receipts and not (receipts / "latest.json").exists()
     assert_valid_receipt(receipt)
     assert (receipt["kind"], receipt["outcome"], receipt["exit_code"]) == ("catalog-check", "conflict", 3)
     assert receipt["catalog_check"]["verdicts"] == report["verdicts"]
+    assert not (catalog.parent / "home" / "pm" / "receipts").exists()  # the home is never written
 
 
 def test_a_fitting_catalog_passes_and_the_outputs_are_for_people_and_ci(catalog, index, capsys) -> None:
@@ -83,26 +91,48 @@ def test_a_fitting_catalog_passes_and_the_outputs_are_for_people_and_ci(catalog,
     assert main(_check(catalog, index)) == 0
     table = capsys.readouterr().out
     assert table.splitlines()[0].split() == ["ENTRY", "TARGET", "VERDICT", "PARTNERS", "DETAIL"]
-    assert "(together)" in table and "conflict" not in table
+    assert "(together)" not in table and "collides" not in table
+    assert table.splitlines()[-2:] == [f"together on {_native()}: 1 resolve; the 2 entries fit together (2 pins)",
+                                       "all 2 entries fit on 1 target"]
     assert main(_check(catalog, index, "--markdown")) == 0
     assert capsys.readouterr().out.startswith("| entry | target | verdict | partners | detail |")
 
 
-def test_github_annotations_name_each_refused_entry(catalog, index, capsys) -> None:
+def test_github_annotations_name_each_entry_that_is_not_ok_and_its_partners(catalog, index, capsys) -> None:
     assert main(_check(catalog, index, "--platform", "linux", "--github")) == 3
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(",title=")[1].split(" on ")[0] for line in lines] == ["win", "(together)"]
+    titles = [line.split(",title=")[1].split("::")[0] for line in lines]
+    assert [t.split(" on ")[0] for t in titles] == ["old", "new", "win"]
     assert all(line.startswith(f"::error file={catalog},title=") and " on linux / Python 3." in line for line in lines)
+    assert titles[0].endswith("%3A collides") and titles[2].endswith("%3A refused alone%3A no wheel for this target")
+    assert lines[0].split("::")[2].startswith("collides with new; in group new, old: ")
+    assert lines[1].split("::")[2].startswith("collides with old; in group new, old: ")
 
 
-def test_the_exit_code_is_the_worst_verdict() -> None:
-    from pm.ops.catalog_check import Report, Verdict
+def _native() -> str:
+    from pm.inputs.target import target_for
 
-    report = Report("c.yaml", ["linux / Python 3.12"], {"a": "plugin.yaml", "gone": "removed: on the kill list"})
+    target = target_for(None)
+    return f"{target.platform} / Python {target.python_version}"
+
+
+def test_the_exit_code_is_3_for_any_entry_not_ok_and_1_only_when_the_gate_could_not_run() -> None:
+    from pm.ops.catalog_check import Report
+    from pm.ops.catalog_verdicts import EntryVerdict
+
+    target = "linux / Python 3.12"
+    report = Report("c.yaml", [target], {"a": "plugin.yaml", "gone": "removed: on the kill list"})
     assert report.exit_code == 0
-    report.verdicts.append(Verdict("a", "linux / Python 3.12", "conflict", ("b",), "…"))
+    report.verdicts.append(EntryVerdict("a", target, "ok", pins=1))
+    assert report.exit_code == 0
+    report.verdicts.append(EntryVerdict("b", target, "not-fetched", "not fetched: git clone failed"))
+    assert report.exit_code == 3  # that entry's failure, not the catalog's
+    report.verdicts.append(EntryVerdict("c", target, "not-judged", "too complex", failure="too-complex"))
     assert report.exit_code == 3
-    report.fetched["b"] = "not fetched: git clone failed"
+    report.verdicts.append(EntryVerdict("d", target, "not-judged", "http://x: 503", failure="index"))
+    assert report.exit_code == 1  # the index failed: not a verdict (DESIGN invariant 5)
+    report.verdicts.pop()
+    report.stopped.append("linux / Python 3.12: core.toml: not readable")
     assert report.exit_code == 1
 
 
@@ -132,6 +162,9 @@ def test_the_directory_form_one_file_per_entry_and_a_kill_list(catalog, index, t
     assert main(_check(folder, index, "--json")) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["fetched"] == {"webby": "plugin.yaml"} and {v["verdict"] for v in report["verdicts"]} == {"ok"}
+    (verdict,) = report["verdicts"]
+    assert verdict["where"] == {"file": str(folder / "webby.yaml"), "source": f"file://{repo}@{commit}",
+                                "path": "plugin.yaml"}
 
 
 def test_a_directory_entry_is_checked_key_by_key(tmp_path) -> None:
@@ -256,12 +289,21 @@ def test_changed_since_rechecks_only_new_pins_and_always_the_together_pass(catal
     report = json.loads(capsys.readouterr().out)
     assert report["reused"] == ["old"] and report["pins"]["web"] == f"commit {commit}"
     verdicts = {v["entry"]: v for v in report["verdicts"]}
-    assert verdicts["old"]["verdict"] == "ok" and verdicts["web"]["verdict"] == "ok"
-    assert verdicts["(together)"]["verdict"] == "conflict" and set(verdicts["(together)"]["partners"]) == {"old", "web"}
-    # another core: nothing carries over, and the gone repository is then a fetch failure
+    assert (verdicts["old"]["kind"], verdicts["old"]["partners"], verdicts["old"]["reused"]) == ("collides", ["web"], True)
+    assert (verdicts["web"]["kind"], verdicts["web"]["partners"], verdicts["web"]["reused"]) == ("collides", ["old"], False)
+    assert main(_check(catalog, index, "--changed-since", str(first))) == 3
+    table = capsys.readouterr().out
+    assert [line.split()[:3] for line in table.splitlines() if line.startswith(("old ", "web "))] == [
+        ["old", _native().split()[0], "/"], ["web", _native().split()[0], "/"]]
+    assert "collides (reused)" in table and table.count("(reused)") == 1
+    assert table.splitlines()[-1].endswith("(1 judged alone before: reused from --changed-since)")
+    # another core: nothing carries over, and the gone repository is then that entry's failure
     (catalog.parent / "core.toml").write_text("[project]\nname = 'host'\ndependencies = []\n")
-    assert main(_check(catalog, index, "--json", "--changed-since", str(first))) == 1
-    assert json.loads(capsys.readouterr().out)["fetched"]["old"].startswith("not fetched")
+    assert main(_check(catalog, index, "--json", "--changed-since", str(first))) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["fetched"]["old"].startswith("not fetched")
+    assert [v["kind"] for v in report["verdicts"] if v["entry"] == "old"] == ["not-fetched"]
+    assert "hermes-pm-catalog-" not in json.dumps(report)
 
 
 def test_shards_judge_their_share_alone_and_the_merge_runs_the_together_pass(catalog, index, tmp_path,
@@ -273,13 +315,15 @@ def test_shards_judge_their_share_alone_and_the_merge_runs_the_together_pass(cat
         reports[-1].write_text(capsys.readouterr().out)
     shares = [{v["entry"] for v in json.loads(r.read_text())["verdicts"]} for r in reports]
     assert shares[0] | shares[1] == {"new", "old", "web", "win"} and not shares[0] & shares[1]
-    assert "(together)" not in shares[0] | shares[1]
+    assert not any(json.loads(r.read_text())["together"] for r in reports)
     merge = [a for r in reports for a in ("--changed-since", str(r))]
     assert main(_check(catalog, index, "--platform", "linux", "--json", *merge)) == 3
     merged = json.loads(capsys.readouterr().out)
     assert sorted(merged["reused"]) == ["new", "old", "web", "win"]
-    (together,) = [v for v in merged["verdicts"] if v["entry"] == "(together)"]
-    assert set(together["partners"]) == {"old", "new"}
+    (together,) = merged["together"]
+    assert together["groups"] == [["new", "old"]]
+    assert {v["entry"]: v["partners"] for v in merged["verdicts"] if v["kind"] == "collides"} == {
+        "old": ["new"], "new": ["old"]}
     assert main(_check(catalog, index, "--shard", "3/2")) == 2
     assert "--shard '3/2': expected I/N" in capsys.readouterr().err
 
@@ -291,6 +335,36 @@ def test_directory_entries_are_annotated_on_their_own_file_and_verdicts_carry_a_
     assert main(_check(folder, index, "--platform", "linux", "--github")) == 3
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"::error file={folder / 'winny.yaml'},title=winny on linux")
+    assert f"plugin 'winny' (file://{repo}@{commit}:plugin.yaml) requires winlib" in line
     assert main(_check(folder, index, "--platform", "windows", "--json")) == 0
     (verdict,) = json.loads(capsys.readouterr().out)["verdicts"]
     assert len(verdict["pins_digest"]) == 64 and verdict["pins"] == 2  # winlib, and core's tinyhttp
+
+
+def test_an_unreadable_declaration_is_that_entrys_failure_named_at_its_repo_and_sha(catalog, index, tmp_path,
+                                                                                   capsys) -> None:
+    repo, commit = _repo(tmp_path / "more", "broken", [])
+    (Path(repo) / "plugin.yaml").write_text("name: broken\npip_dependencies: [unclosed\n")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "break"],
+                   cwd=repo, check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    web_repo, web_commit = _repo(tmp_path / "more", "fine", ["tinyhttp"])
+    side_repo, _ = _repo(tmp_path / "more", "sidecar", [])
+    (Path(side_repo) / "plugin.yaml").write_text("name: sidecar\n")  # declares nothing
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "none"],
+                   cwd=side_repo, check=True)
+    side_commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=side_repo, check=True, capture_output=True,
+                                 text=True).stdout.strip()
+    folder = _directory(tmp_path, {"broken": {"name": "broken", "repo": f"file://{repo}", "sha": commit},
+                                   "fine": {"name": "fine", "repo": f"file://{web_repo}", "sha": web_commit},
+                                   "sidecar": {"name": "sidecar", "repo": f"file://{side_repo}", "sha": side_commit}})
+    assert main(_check(folder, index, "--platform", "linux", "--json")) == 3  # judged: one entry not ok
+    out = capsys.readouterr().out
+    assert "hermes-pm-catalog-" not in out
+    verdicts = {v["entry"]: v for v in json.loads(out)["verdicts"]}
+    assert (verdicts["broken"]["verdict"], verdicts["broken"]["kind"]) == ("not judged", "not-judged")
+    assert verdicts["broken"]["cause"].startswith(f"declaration not read: file://{repo}@{commit}:plugin.yaml: ")
+    assert verdicts["fine"]["kind"] == "ok"
+    assert (verdicts["sidecar"]["kind"], verdicts["sidecar"]["cause"]) == (
+        "ok", "no declaration at the plugin root (sidecar-only): nothing to check")  # on the table all the same
