@@ -6,7 +6,10 @@ may install. Two forms:
 - a directory, as the real Hermes keeps it: one YAML file per entry (``name``, ``repo`` — https,
   or file:// for a local mirror —, ``sha`` — the 40-hex commit, mandatory —, ``subdir``,
   ``description``, ``maintainer``, ``tier``, ``requires_hermes``, ``platforms``, ``capabilities``,
-  ``kind``) and ``removed.yaml`` (a list of names, or of ``{name, reason}``).
+  ``kind``) and ``removed.yaml``, the kill list: the real shape ``removed: [{name, repo, reason,
+  date}]``, or a list of names, or of ``{name, reason}``; an entry blocks the plugin it names and
+  every entry whose repository its ``repo`` names (:func:`repo_key`: scheme, user, host case, a
+  trailing ``/`` or ``.git`` do not matter).
 
 Every problem is reported at once, each naming its file and key. ``requires_hermes`` and
 ``platforms`` are honoured at install (:func:`refusal_here`).
@@ -149,7 +152,7 @@ def _load_directory(folder: Path, *, watch: Watch = UNWATCHED) -> Catalog:
         data = _mapping(path, problems, watch=watch)
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
-    removed, reasons = _removed(folder / "removed.yaml", problems, watch=watch)
+    removed, reasons = _kill_names(entries, _removed(folder / "removed.yaml", problems, watch=watch))
     names = [e.name for e in entries]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(Problem(folder, name, "more than one entry file has this name"))
@@ -225,25 +228,98 @@ def _dir_entry(path: Path, data: dict[str, Any], problems: list[Problem]) -> Ent
                  platforms, capabilities, str(path))
 
 
-def _removed(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """The kill list's names, and the reasons it gives."""
+#: The keys of a kill-list entry in ``removed.yaml`` (the real shape: ``removed: [{name, repo, reason, date}]``).
+_REMOVED_KEYS = ("name", "repo", "reason", "date")
+_SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@([^:/]+):(.+)$")
+
+
+def repo_key(url: str) -> str:
+    """A repository URL as the kill list compares it: scheme and user dropped, the host lower-cased,
+    a trailing ``/`` and ``.git`` dropped; ``git@host:owner/repo``, ``ssh://git@host/owner/repo`` and
+    ``https://host/owner/repo`` are one repository (a ``file://`` one stays a path)."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    scp = _SCP_LIKE.match(text)
+    if scp is not None and "://" not in text:
+        host, path = scp.group(1), scp.group(2)
+    else:
+        parts = urlsplit(text)
+        host = "" if parts.scheme.lower() == "file" else parts.hostname or ""
+        host += f":{parts.port}" if parts.hostname and parts.port else ""
+        path = parts.path
+    path = path.strip("/")
+    path = (path[:-4] if path.lower().endswith(".git") else path).rstrip("/")
+    return f"{host.lower()}/{path}" if host else f"file:///{path}"
+
+
+@dataclass(frozen=True)
+class Killed:
+    """One kill-list entry: a plugin name, a repository URL, or both (either one blocks)."""
+
+    name: str | None
+    repo: str | None
+    reason: str
+
+
+def _removed(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> tuple[Killed, ...]:
+    """The kill list of ``removed.yaml``: the real shape (``removed: [{name, repo, reason, date}]``)
+    or the short ones (a list of names, or of ``{name, reason}``)."""
     if not path.exists():
         watch.file(path)  # absent: one that appears is a change
-        return (), ()
+        return ()
     try:
         data = _yaml.load(read_text(path, watch=watch).text) or []
     except _yaml.Error as exc:
         problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
-        return (), ()
-    names, reasons = [], []
-    for i, item in enumerate(data if isinstance(data, list) else [data]):
-        name = item.get("name") if isinstance(item, dict) else item
-        if not isinstance(name, str) or not name:
-            problems.append(Problem(path, f"[{i}]", f"must be a name or {{name, reason}}, got {item!r}"))
-            continue
-        names.append(name)
-        if isinstance(item, dict) and isinstance(item.get("reason"), str) and item["reason"]:
-            reasons.append((name, item["reason"]))
+        return ()
+    prefix = ""
+    if isinstance(data, dict) and set(data) <= {"removed"}:
+        data, prefix = data.get("removed") or [], "removed"
+        if not isinstance(data, list):
+            problems.append(Problem(path, "removed", f"must be a list of {{name, repo, reason, date}}, got {data!r}"))
+            return ()
+    found = [_killed(path, f"{prefix}[{i}]", item, problems) for i, item in enumerate(data if isinstance(data, list) else [data])]
+    return tuple(k for k in found if k is not None)
+
+
+def _killed(path: Path, key: str, item: Any, problems: list[Problem]) -> Killed | None:
+    if isinstance(item, str) and item:
+        return Killed(item, None, "")
+    shape = f"must be a name or {{{', '.join(_REMOVED_KEYS)}}}, got {item!r}"
+    if not isinstance(item, dict):
+        problems.append(Problem(path, key, shape))
+        return None
+    before = len(problems)
+    problems += [Problem(path, f"{key}.{k}", f"unknown key (known: {', '.join(_REMOVED_KEYS)})")
+                 for k in item if k not in _REMOVED_KEYS]
+    name, repo, reason = item.get("name"), item.get("repo"), item.get("reason")
+    for field, value in (("name", name), ("repo", repo), ("reason", reason)):
+        if value is not None and not (isinstance(value, str) and value):
+            problems.append(Problem(path, f"{key}.{field}", f"must be a non-empty string, got {value!r}"))
+    if name is None and repo is None:
+        problems.append(Problem(path, key, f"{shape} (it needs a name or a repo)"))
+    if len(problems) > before:
+        return None
+    return Killed(name, repo, reason or "")
+
+
+def _plain(name: str) -> str:
+    """A name as the kill list compares it (case and runs of ``-``, ``_``, ``.`` ignored)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _kill_names(entries: list[Entry], killed: tuple[Killed, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The names the kill list blocks (each name it gives, and every entry whose repository one of
+    its repos names, compared by :func:`repo_key`) and the reasons it gives for them."""
+    names = [k.name for k in killed if k.name]
+    reasons = [(k.name, k.reason) for k in killed if k.name and k.reason]
+    by_repo = {repo_key(k.repo): k for k in killed if k.repo}
+    for entry in entries:
+        kill = by_repo.get(repo_key(entry.git)) if entry.git else None
+        if kill is not None and _plain(entry.name) not in {_plain(n) for n in names}:
+            names.append(entry.name)
+            reasons += [(entry.name, kill.reason)] if kill.reason else []
     return tuple(names), tuple(reasons)
 
 
