@@ -23,14 +23,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from pm.inputs.selection import ENTRY_POINT_GROUP as PROVIDER_GROUP
+from pm.inputs.selection import PLUGIN_ENTRY_POINT_GROUP as PLUGIN_GROUP
 from pm.inputs.target import running_environment
 from pm.resolver.host import HOST_VERSION, is_host
 
 __all__ = ["PLUGIN_GROUP", "PROVIDER_GROUP", "EntryPointPlugin", "entry_point_plugins"]
-
-#: The entry-point group of general plugins (the real host's).
-PLUGIN_GROUP = "hermes_agent.plugins"
-
 
 @dataclass(frozen=True)
 class EntryPointPlugin:

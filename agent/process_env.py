@@ -1,6 +1,6 @@
 """A profile's ``.env`` in the process environment, for a process that serves that one profile.
 
-Providers written to the older guide samples read their keys with ``os.environ.get("MY_API_KEY")``;
+Providers written to the older guide samples read their keys from ``os.environ`` (``MY_API_KEY``);
 ``hermes memory setup`` writes them to ``<home>/.env``. A process that serves one profile (``hermes
 memory status``/``setup``, a provider's own ``hermes <provider> …`` command, a single-profile
 :class:`~agent.session.AgentSession`) puts that profile's ``.env`` into :data:`os.environ` when it

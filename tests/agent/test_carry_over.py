@@ -214,6 +214,8 @@ def test_entry_point_plugins_are_listed_and_judged_without_being_imported(
                                       "distribution": "acme-greeter", "version": "1.0"}
     assert (cloudmem["source"], cloudmem["status"], cloudmem["ready"], cloudmem["memory_provider"]) == (
         "entry_point", "enabled", True, True)
+    assert pm_main(["scan", "--home", str(home), "--json"]) == 0  # plugins.enabled names an installed package
+    assert [n for n in json.loads(capsys.readouterr().out)["notices"] if "greeter" in n] == []
     _uv_install(site, build_wheel(wheels, "tinylib", "2.0"))
     assert _listed(home, capsys)["greeter"]["ready"] is True
     assert not [m for m in sys.modules if m.startswith(("acme_greeter", "acme_cloudmem"))]  # never imported
