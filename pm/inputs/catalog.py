@@ -18,6 +18,7 @@ Every problem is reported at once, each naming its file and key. ``requires_herm
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,13 @@ class Catalog:
     removed: tuple[str, ...]
     notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
     reasons: tuple[tuple[str, str], ...] = ()  # (name, why it was removed), when removed.yaml says
+    #: (repository as :func:`repo_key` writes it, why) for each kill-list entry that names a repo.
+    killed_repos: tuple[tuple[str, str], ...] = ()
+
+    def killed_repo(self, url: str) -> tuple[str, str] | None:
+        """(the kill list's spelling, its reason) when its ``repo`` names the repository ``url`` is."""
+        key = repo_key(url)
+        return next(((key, why) for repo, why in self.killed_repos if repo == key), None)
 
     def why_removed(self, name: str) -> str:
         """`` (reason: …)`` when the kill list gives one for ``name``, else empty."""
@@ -152,13 +160,15 @@ def _load_directory(folder: Path, *, watch: Watch = UNWATCHED) -> Catalog:
         data = _mapping(path, problems, watch=watch)
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
-    removed, reasons = _kill_names(entries, _removed(folder / "removed.yaml", problems, watch=watch))
+    killed = _removed(folder / "removed.yaml", problems, watch=watch)
+    removed, reasons = _kill_names(entries, killed)
     names = [e.name for e in entries]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(Problem(folder, name, "more than one entry file has this name"))
     if problems:
         raise InputError(problems)
-    return Catalog(folder, tuple(entries), removed, reasons=reasons)
+    return Catalog(folder, tuple(entries), removed, reasons=reasons,
+                   killed_repos=tuple((repo_key(k.repo), k.reason) for k in killed if k.repo))
 
 
 def _mapping(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> dict[str, Any] | None:
@@ -234,9 +244,10 @@ _SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@([^:/]+):(.+)$")
 
 
 def repo_key(url: str) -> str:
-    """A repository URL as the kill list compares it: scheme and user dropped, the host lower-cased,
-    a trailing ``/`` and ``.git`` dropped; ``git@host:owner/repo``, ``ssh://git@host/owner/repo`` and
-    ``https://host/owner/repo`` are one repository (a ``file://`` one stays a path)."""
+    """A repository URL as the kill list compares it: scheme and user dropped, a trailing ``/`` and
+    ``.git`` dropped, lower-cased (hosts are, and the forges' owner/repo paths compare so: a kill
+    list errs on the side of blocking); ``git@host:owner/repo``, ``ssh://git@host/owner/repo`` and
+    ``https://host/owner/repo`` are one repository. A ``file://`` one stays a path, case kept."""
     from urllib.parse import urlsplit
 
     text = url.strip()
@@ -250,7 +261,7 @@ def repo_key(url: str) -> str:
         path = parts.path
     path = path.strip("/")
     path = (path[:-4] if path.lower().endswith(".git") else path).rstrip("/")
-    return f"{host.lower()}/{path}" if host else f"file:///{path}"
+    return f"{host}/{path}".lower() if host else f"file:///{path}"
 
 
 @dataclass(frozen=True)
@@ -309,7 +320,18 @@ def _plain(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _kill_names(entries: list[Entry], killed: tuple[Killed, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+def kill_by_repo(catalog: Catalog) -> Catalog:
+    """``catalog`` with every entry whose repository its kill list names among the removed (for a
+    catalog whose entries came from elsewhere: a live copy's, :mod:`pm.inputs.catalog_live`)."""
+    from dataclasses import replace
+
+    hit = [(e.name, why) for e in catalog.entries if e.git and (why := dict(catalog.killed_repos).get(repo_key(e.git)))
+           is not None and e.name not in catalog.removed]
+    return replace(catalog, removed=(*catalog.removed, *(name for name, _ in hit)),
+                   reasons=(*catalog.reasons, *((name, why) for name, why in hit if why)))
+
+
+def _kill_names(entries: Sequence[Entry], killed: Sequence[Killed]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The names the kill list blocks (each name it gives, and every entry whose repository one of
     its repos names, compared by :func:`repo_key`) and the reasons it gives for them."""
     names = [k.name for k in killed if k.name]

@@ -79,9 +79,37 @@ def test_a_bad_kill_list_entry_names_the_file_and_the_key(tmp_path: Path) -> Non
                                  "http://user@github.com/acme/fading"])
 def test_repository_urls_compare_as_one_repository(url: str) -> None:
     assert repo_key(url) == "github.com/acme/fading"
+    assert repo_key(url.replace("acme/fading", "Acme/Fading")) == "github.com/acme/fading"
 
 
 def test_different_repositories_stay_different() -> None:
     assert repo_key("https://github.com/acme/fading") != repo_key("https://github.com/acme/fading-two")
     assert repo_key("https://github.com/acme/fading") != repo_key("https://gitlab.com/acme/fading")
     assert repo_key("file:///srv/mirror/fading.git") == repo_key("file:///srv/mirror/fading/")
+
+
+def test_a_git_install_of_a_killed_repository_is_refused_before_anything_is_fetched(tmp_path: Path) -> None:
+    from pm.env.plugin_install import install
+    from pm.testing import make_home
+
+    catalog = load_catalog(_catalog(tmp_path, REAL))
+    home = make_home(tmp_path / "home")
+    with pytest.raises(CatalogRefusal) as refused:
+        install(home, f"git+ssh://git@github.com/acme/moved-away.git@{SHA}", catalog)
+    assert str(refused.value) == (
+        f"{catalog.file}: the repository of git+ssh://git@github.com/acme/moved-away.git@{SHA} "
+        "(github.com/acme/moved-away) was removed from the catalog (reason: the repository was taken over) and "
+        "cannot be installed")
+    assert sorted(p.name for p in (home / "plugins").iterdir()) == []
+
+
+def test_a_live_catalogs_entry_of_a_killed_repository_is_removed_too(tmp_path: Path) -> None:
+    from pm.inputs.catalog import catalog_from_text
+    from pm.inputs.catalog_live import combined
+
+    base = load_catalog(_catalog(tmp_path, REAL))
+    live = catalog_from_text(tmp_path / "live.yaml", f"entries:\n  - name: reborn\n    source:\n      git: "
+                                                      f"https://github.com/acme/moved-away\n      commit: {SHA}\n")
+    both = combined(base, live, [])
+    with pytest.raises(CatalogRefusal, match="'reborn' was removed from the catalog"):
+        both.find("reborn")
