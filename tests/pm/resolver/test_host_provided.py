@@ -57,6 +57,7 @@ def test_a_transitive_requirement_on_the_host_is_met_by_the_running_host(tmp_pat
     site = generation.site_packages
     assert [p.name for p in site.glob("hermes_agent*")] == []  # no second host in the plugin layer
     assert (site / "memo_client-1.0.dist-info").is_dir()
+    assert _run(capsys, "check", "--home", str(home), code=0)["outcome"] == "ok"  # ready, with the host outside
 
 
 def test_a_transitive_requirement_the_running_host_does_not_meet_is_refused_naming_it(
