@@ -74,7 +74,7 @@ class Catalog:
     killed_repos: tuple[tuple[str, str], ...] = ()
 
     def killed_repo(self, url: str) -> tuple[str, str] | None:
-        """(the kill list's spelling, its reason) when its ``repo`` names the repository ``url`` is."""
+        """(the repository as compared, the reason) when a kill-list ``repo`` names the one ``url`` is."""
         key = repo_key(url)
         return next(((key, why) for repo, why in self.killed_repos if repo == key), None)
 
