@@ -44,6 +44,7 @@ from agent.memory_setup import (
     run_setup,
     terminal_asker,
 )
+from agent.process_env import load_profile_env
 from agent.skills import skills_of
 from pm.base.errors import PmError
 from pm.cli._common import add_common, existing_home
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     configure(quiet=bool(getattr(args, "quiet", False)), verbose=int(getattr(args, "verbose", 0) or 0))
     try:
         home = existing_home(args.home)
+        load_profile_env(home)  # this command serves one profile: its .env in os.environ (agent.process_env)
         if args.memory_command == "setup":
             from pm.env.managed import check as refuse_if_managed
             from pm.inputs.settings import environment_home
@@ -174,6 +176,7 @@ def _setup(home: Path, args: argparse.Namespace) -> int:
                                              for c, w in preparation.next_steps]}, indent=2))
         return EXIT_NOT_READY
     result = run_setup(home, args.name, presets, None if args.json else terminal_asker())
+    load_profile_env(home)  # the secrets just written, for what this process runs next
     previous = choose_memory_provider(home, result.provider)
     recorded = previous != result.provider
     if args.json:

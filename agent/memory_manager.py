@@ -56,6 +56,7 @@ from agent.memory_provider import (
     call_sync_turn,
 )
 from agent.prefetch_spill import SpillSettings, apply_spill
+from agent.process_env import serve_many_profiles
 from agent.runtime_cwd import use_session_cwd
 from agent.threads import SerialWorker
 
@@ -87,6 +88,8 @@ class MemoryManager:
     ) -> None:
         self._home = Path(hermes_home).expanduser().absolute() if hermes_home else active_home()
         self._multi_profile = multi_profile
+        if multi_profile:  # a gateway: no profile's .env in os.environ (agent.process_env)
+            serve_many_profiles()
         self._identity = ""
         self._spill: dict[str, SpillSettings] = {}
         #: The session's working directory (:func:`agent.runtime_cwd.resolve_agent_cwd` inside
@@ -107,6 +110,11 @@ class MemoryManager:
     def home(self) -> Path:
         """The profile this manager serves; every hook runs with it bound."""
         return self._home
+
+    @property
+    def multi_profile(self) -> bool:
+        """Whether this process serves several profiles (a gateway)."""
+        return self._multi_profile
 
     @property
     def providers(self) -> tuple[MemoryProvider, ...]:

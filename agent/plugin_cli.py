@@ -142,5 +142,8 @@ def run_plugin_command(command: PluginCliCommand, args: argparse.Namespace) -> i
     if handler is None:
         print(f"error: `hermes {command.name}` needs a subcommand (see --help)", file=sys.stderr)
         return 2
+    from agent.process_env import load_profile_env
+
+    load_profile_env(resolve_home(None))  # one profile's command: its .env in os.environ (agent.process_env)
     result = handler(args)
     return int(result) if isinstance(result, int) else 0

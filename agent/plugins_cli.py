@@ -97,6 +97,9 @@ def run_list(args: argparse.Namespace) -> int:
         data.append({"name": status.plugin.key, "source": status.plugin.root.source, "status": status.status,
                      "ready": None if verdict is None else verdict.ready, "reason": rows[-1][-1],
                      "memory_provider": status.plugin.is_memory})
+    for row, item in _entry_point_rows(inputs):
+        rows.append(row)
+        data.append(item)
     if args.json:
         emit_json({"plugins": data, "ready": readiness.ready, "problems": list(readiness.problems)})
         return EXIT_OK
@@ -104,6 +107,29 @@ def run_list(args: argparse.Namespace) -> int:
     for problem in readiness.problems:
         say(f"! {printable(problem)}")
     return EXIT_OK
+
+
+def _entry_point_rows(inputs: Any) -> list[tuple[list[str], dict[str, Any]]]:
+    """``plugins list`` rows of the entry-point plugins (:mod:`agent.entry_points`; found without
+    importing them): enabled as a directory plugin is (``plugins.enabled``, or ``memory.provider``
+    for a provider) and then ready or not by its distribution's requirements."""
+    from agent.entry_points import entry_point_plugins
+
+    config = inputs.selection.homes[0].config
+    generation = generations.selected(inputs.home)
+    found = []
+    for plugin in entry_point_plugins(generation.site_packages if generation is not None else None):
+        enabled = plugin.name in config.enabled or (plugin.memory_provider and plugin.name == config.memory_provider)
+        status = "disabled" if plugin.name in config.disabled else "enabled" if enabled else "not-enabled"
+        ready = None if status != "enabled" else not plugin.unmet
+        reason = "; ".join(plugin.unmet) if plugin.unmet and ready is False else plugin.origin
+        found.append(([plugin.name, "entry_point", status, "-" if ready is None else "ready" if ready else "NOT READY",
+                       reason],
+                      {"name": plugin.name, "source": "entry_point", "status": status, "ready": ready,
+                       "reason": reason, "memory_provider": plugin.memory_provider, "entry_point": {
+                           "group": plugin.group, "value": plugin.value, "distribution": plugin.distribution,
+                           "version": plugin.version}}))
+    return found
 
 
 def run_enable(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from agent.checkpoint import CHECKPOINT_SETTING, checkpoint_providers
 from agent.compression import CompressionResult, CompressionSettings, Summarizer, compress, default_summarizer
 from agent.loader import LoadedProvider, load_into
 from agent.memory_manager import MemoryManager
+from agent.process_env import load_profile_env
 from agent.skills import SKILL_VIEW_SCHEMA, skill_view
 
 __all__ = ["AgentSession"]
@@ -80,6 +81,8 @@ class AgentSession:
         from pm.ops import Notices
         from pm.ops.update import lazy_install
 
+        if not self.manager.multi_profile:  # one profile: its .env in os.environ, as at start-up
+            load_profile_env(self.home)
         lazy_install(self.home, Notices(self._warn))
         self.settings = CompressionSettings.for_home(self.home)
         self.settings.check_api_mode(self.api_mode)

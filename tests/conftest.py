@@ -61,3 +61,15 @@ def _no_public_index(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
         monkeypatch.setenv(variable, value)
     if request.node.get_closest_marker("network") is None:
         monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+
+
+@pytest.fixture(autouse=True)
+def _no_profile_env_left() -> Iterator[None]:
+    """What a one-profile command put into ``os.environ`` from a profile's ``.env``
+    (:mod:`agent.process_env`) is gone when the test ends, as when its process would end."""
+    yield
+    import sys
+
+    loaded = sys.modules.get("agent.process_env")  # never imported on a test's behalf
+    if loaded is not None:
+        loaded.forget()

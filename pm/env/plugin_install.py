@@ -45,6 +45,7 @@ class Installed:
 def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> Installed:
     """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``)."""
     _refuse_unpinned_git(spec)
+    _refuse_killed_repo(spec, catalog)
     located = "/" in spec or "@" in spec or _exists(spec)
     entry = None if located else catalog.find(spec)
     if entry is None and not located:
@@ -102,6 +103,18 @@ def _refuse_here(entry: Entry | None, catalog: Catalog) -> None:
 def this_system() -> str:
     """linux, macos or windows: the catalog's ``platforms`` words for the running system."""
     return {"darwin": "macos", "win32": "windows"}.get(sys.platform, "linux")
+
+
+def _refuse_killed_repo(spec: str, catalog: Catalog) -> None:
+    """A ``git+URL@COMMIT`` whose repository the catalog's kill list names is refused, as the
+    catalog entries of that repository are (compared by :func:`pm.inputs.catalog.repo_key`)."""
+    if not spec.startswith("git+"):
+        return
+    killed = catalog.killed_repo(spec[len("git+"):].rpartition("@")[0])
+    if killed is not None:
+        why = f" (reason: {killed[1]})" if killed[1] else ""
+        raise CatalogRefusal(f"{catalog.file}: the repository of {redact_url(spec)} ({killed[0]}) was removed from "
+                             f"the catalog{why} and cannot be installed")
 
 
 def _refuse_unpinned_git(spec: str) -> None:

@@ -3,7 +3,8 @@
 uv validates every installed distribution's Requires-Dist. An override (:mod:`pm.inputs.overrides`)
 replaced some of those on purpose, so uv's complaint about exactly such a requirement (``lib``
 requires ``numpy<1.25``, and the override put numpy 1.26 in its place) is what was asked for;
-any other complaint still fails the build.
+any other complaint still fails the build. So is a complaint about a requirement on the host itself
+(:mod:`pm.resolver.host`): the running host provides it from outside the generation.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from pm.base.uv import Uv, UvError
+from pm.resolver.host import is_host
 from pm.resolver.model import Resolution
 
 #: uv's line for one unmet requirement: "The package `lib` requires `numpy<1.25`, but ...".
@@ -27,18 +29,19 @@ def uv_check(uv: Uv, venv: Path, resolution: Resolution) -> None:
     try:
         uv.run("pip", "check", "--python", str(venv / "bin" / "python"))
     except UvError as failure:
-        if not resolution.replaced or not _all_overridden(failure.output, resolution):
+        if not _all_accepted(failure.output, resolution):
             raise
 
 
-def _all_overridden(output: str, resolution: Resolution) -> bool:
+def _all_accepted(output: str, resolution: Resolution) -> bool:
     """Whether uv complained about something, and only about requirements the overrides replaced
-    in a pinned package's Requires-Dist."""
+    in a pinned package's Requires-Dist, or requirements on the host (provided, never installed)."""
     replaced = {(canonicalize_name(r.package.split()[0]), _project(r.requirement))
                 for r in resolution.replaced if r.package}
     complaints = [m for line in output.splitlines() if (m := _COMPLAINT.match(line.strip()))]
     return bool(complaints) and all(
-        (canonicalize_name(m["package"]), _project(m["requirement"])) in replaced for m in complaints)
+        is_host(_project(m["requirement"])) or (canonicalize_name(m["package"]), _project(m["requirement"])) in replaced
+        for m in complaints)
 
 
 def _project(text: str) -> str:

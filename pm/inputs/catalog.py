@@ -6,7 +6,10 @@ may install. Two forms:
 - a directory, as the real Hermes keeps it: one YAML file per entry (``name``, ``repo`` — https,
   or file:// for a local mirror —, ``sha`` — the 40-hex commit, mandatory —, ``subdir``,
   ``description``, ``maintainer``, ``tier``, ``requires_hermes``, ``platforms``, ``capabilities``,
-  ``kind``) and ``removed.yaml`` (a list of names, or of ``{name, reason}``).
+  ``kind``) and ``removed.yaml``, the kill list: the real shape ``removed: [{name, repo, reason,
+  date}]``, or a list of names, or of ``{name, reason}``; an entry blocks the plugin it names and
+  every entry whose repository its ``repo`` names (:func:`repo_key`: scheme, user, host case, a
+  trailing ``/`` or ``.git`` do not matter).
 
 Every problem is reported at once, each naming its file and key. ``requires_hermes`` and
 ``platforms`` are honoured at install (:func:`refusal_here`). Names are compared as
@@ -18,6 +21,7 @@ name blocks the entry it compares equal to (``removed: [Good]`` blocks ``good``)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +82,13 @@ class Catalog:
     removed: tuple[str, ...]
     notes: tuple[str, ...] = ()  # what a live catalog fetch said (stale copy, unreachable)
     reasons: tuple[tuple[str, str], ...] = ()  # (name, why it was removed), when removed.yaml says
+    #: (repository as :func:`repo_key` writes it, why) for each kill-list entry that names a repo.
+    killed_repos: tuple[tuple[str, str], ...] = ()
+
+    def killed_repo(self, url: str) -> tuple[str, str] | None:
+        """(the repository as compared, the reason) when a kill-list ``repo`` names the one ``url`` is."""
+        key = repo_key(url)
+        return next(((key, why) for repo, why in self.killed_repos if repo == key), None)
 
     def is_removed(self, name: str) -> bool:
         """Whether the kill list names ``name`` (compared as :func:`catalog_name` writes them)."""
@@ -189,13 +200,15 @@ def _load_directory(folder: Path, *, watch: Watch = UNWATCHED) -> Catalog:
         data = _mapping(path, problems, watch=watch)
         if data is not None and (entry := _dir_entry(path, data, problems)) is not None:
             entries.append(entry)
-    removed, reasons = _removed(folder / "removed.yaml", problems, watch=watch)
+    killed = _removed(folder / "removed.yaml", problems, watch=watch)
+    removed, reasons = _kill_names(entries, killed)
     problems += _same_names(folder, [(Path(e.file).name, e.name) for e in entries], "entry files")
-    problems += _same_names(folder / "removed.yaml", [(f"[{i}]", n) for i, n in enumerate(removed)],
+    problems += _same_names(folder / "removed.yaml", [(f"[{i}]", k.name) for i, k in enumerate(killed) if k.name],
                             "kill-list names")
     if problems:
         raise InputError(problems)
-    return Catalog(folder, tuple(entries), removed, reasons=reasons)
+    return Catalog(folder, tuple(entries), removed, reasons=reasons,
+                   killed_repos=tuple((repo_key(k.repo), k.reason) for k in killed if k.repo))
 
 
 def _mapping(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> dict[str, Any] | None:
@@ -273,25 +286,105 @@ def _dir_entry(path: Path, data: dict[str, Any], problems: list[Problem]) -> Ent
                  platforms, capabilities, str(path))
 
 
-def _removed(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """The kill list's names, and the reasons it gives."""
+#: The keys of a kill-list entry in ``removed.yaml`` (the real shape: ``removed: [{name, repo, reason, date}]``).
+_REMOVED_KEYS = ("name", "repo", "reason", "date")
+_SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@([^:/]+):(.+)$")
+
+
+def repo_key(url: str) -> str:
+    """A repository URL as the kill list compares it: scheme and user dropped, a trailing ``/`` and
+    ``.git`` dropped, lower-cased (hosts are, and the forges' owner/repo paths compare so: a kill
+    list errs on the side of blocking); ``git@host:owner/repo``, ``ssh://git@host/owner/repo`` and
+    ``https://host/owner/repo`` are one repository. A ``file://`` one stays a path, case kept."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    scp = _SCP_LIKE.match(text)
+    if scp is not None and "://" not in text:
+        host, path = scp.group(1), scp.group(2)
+    else:
+        parts = urlsplit(text)
+        host = "" if parts.scheme.lower() == "file" else parts.hostname or ""
+        host += f":{parts.port}" if parts.hostname and parts.port else ""
+        path = parts.path
+    path = path.strip("/")
+    path = (path[:-4] if path.lower().endswith(".git") else path).rstrip("/")
+    return f"{host}/{path}".lower() if host else f"file:///{path}"
+
+
+@dataclass(frozen=True)
+class Killed:
+    """One kill-list entry: a plugin name, a repository URL, or both (either one blocks)."""
+
+    name: str | None
+    repo: str | None
+    reason: str
+
+
+def _removed(path: Path, problems: list[Problem], *, watch: Watch = UNWATCHED) -> tuple[Killed, ...]:
+    """The kill list of ``removed.yaml``: the real shape (``removed: [{name, repo, reason, date}]``)
+    or the short ones (a list of names, or of ``{name, reason}``)."""
     if not path.exists():
         watch.file(path)  # absent: one that appears is a change
-        return (), ()
+        return ()
     try:
         data = _yaml.load(read_text(path, watch=watch).text) or []
     except _yaml.Error as exc:
         problems.append(Problem(path, None, f"is not valid YAML: {_yaml.describe(exc)}"))
-        return (), ()
-    names, reasons = [], []
-    for i, item in enumerate(data if isinstance(data, list) else [data]):
-        name = item.get("name") if isinstance(item, dict) else item
-        if not isinstance(name, str) or not name:
-            problems.append(Problem(path, f"[{i}]", f"must be a name or {{name, reason}}, got {item!r}"))
-            continue
-        names.append(name)
-        if isinstance(item, dict) and isinstance(item.get("reason"), str) and item["reason"]:
-            reasons.append((name, item["reason"]))
+        return ()
+    prefix = ""
+    if isinstance(data, dict) and set(data) <= {"removed"}:
+        data, prefix = data.get("removed") or [], "removed"
+        if not isinstance(data, list):
+            problems.append(Problem(path, "removed", f"must be a list of {{name, repo, reason, date}}, got {data!r}"))
+            return ()
+    found = [_killed(path, f"{prefix}[{i}]", item, problems) for i, item in enumerate(data if isinstance(data, list) else [data])]
+    return tuple(k for k in found if k is not None)
+
+
+def _killed(path: Path, key: str, item: Any, problems: list[Problem]) -> Killed | None:
+    if isinstance(item, str) and item:
+        return Killed(item, None, "")
+    shape = f"must be a name or {{{', '.join(_REMOVED_KEYS)}}}, got {item!r}"
+    if not isinstance(item, dict):
+        problems.append(Problem(path, key, shape))
+        return None
+    before = len(problems)
+    problems += [Problem(path, f"{key}.{k}", f"unknown key (known: {', '.join(_REMOVED_KEYS)})")
+                 for k in item if k not in _REMOVED_KEYS]
+    name, repo, reason = item.get("name"), item.get("repo"), item.get("reason")
+    for field, value in (("name", name), ("repo", repo), ("reason", reason)):
+        if value is not None and not (isinstance(value, str) and value):
+            problems.append(Problem(path, f"{key}.{field}", f"must be a non-empty string, got {value!r}"))
+    if name is None and repo is None:
+        problems.append(Problem(path, key, f"{shape} (it needs a name or a repo)"))
+    if len(problems) > before:
+        return None
+    return Killed(name, repo, reason or "")
+
+
+def kill_by_repo(catalog: Catalog) -> Catalog:
+    """``catalog`` with every entry whose repository its kill list names among the removed (for a
+    catalog whose entries came from elsewhere: a live copy's, :mod:`pm.inputs.catalog_live`)."""
+    from dataclasses import replace
+
+    hit = [(e.name, why) for e in catalog.entries if e.git and (why := dict(catalog.killed_repos).get(repo_key(e.git)))
+           is not None and e.name not in catalog.removed]
+    return replace(catalog, removed=(*catalog.removed, *(name for name, _ in hit)),
+                   reasons=(*catalog.reasons, *((name, why) for name, why in hit if why)))
+
+
+def _kill_names(entries: Sequence[Entry], killed: Sequence[Killed]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The names the kill list blocks (each name it gives, and every entry whose repository one of
+    its repos names, compared by :func:`repo_key`) and the reasons it gives for them."""
+    names = [k.name for k in killed if k.name]
+    reasons = [(k.name, k.reason) for k in killed if k.name and k.reason]
+    by_repo = {repo_key(k.repo): k for k in killed if k.repo}
+    for entry in entries:
+        kill = by_repo.get(repo_key(entry.git)) if entry.git else None
+        if kill is not None and catalog_name(entry.name) not in {catalog_name(n) for n in names}:
+            names.append(entry.name)
+            reasons += [(entry.name, kill.reason)] if kill.reason else []
     return tuple(names), tuple(reasons)
 
 

@@ -23,7 +23,7 @@ from pm.base.errors import InputError, PmError, UsageError
 from pm.base.lock import seconds
 from pm.base.urls import redact_url
 from pm.base.watch import UNWATCHED, Watch
-from pm.inputs.catalog import Catalog, catalog_from_text
+from pm.inputs.catalog import Catalog, catalog_from_text, kill_by_repo
 
 TTL = 6 * 3600.0
 TIMEOUT = 5.0
@@ -71,7 +71,8 @@ def combined(base: Catalog, live: Catalog | None, notes: list[str]) -> Catalog:
     if live is None:
         return replace(base, notes=tuple(notes))
     removed = tuple(dict.fromkeys((*base.removed, *live.removed)))
-    return Catalog(live.file, live.entries, removed, tuple(notes), reasons=(*base.reasons, *live.reasons))
+    return kill_by_repo(Catalog(live.file, live.entries, removed, tuple(notes), reasons=(*base.reasons, *live.reasons),
+                                killed_repos=(*base.killed_repos, *live.killed_repos)))
 
 
 def _ttl() -> float:

@@ -30,7 +30,9 @@ class Plugin:
 
     @property
     def is_memory(self) -> bool:
-        """Memory providers: the bundled ones; user/project ones of kind or category memory; and,
+        """Memory providers: the bundled ones; user/project ones of category memory or of a
+        memory kind (:data:`MEMORY_KINDS`: ``memory``, and ``exclusive``, the kind the real host's
+        manifests give single-select providers chosen by ``memory.provider``); and,
         as the plugin guide lays them out (its ``plugin.yaml`` has no ``kind``), a root without a
         ``kind`` whose top-level Python files mention ``register_memory_provider`` or
         ``MemoryProvider`` (read as text by :func:`inspect`, never imported)."""
@@ -38,7 +40,7 @@ class Plugin:
         return (
             self.root.source == "bundled"
             or self.root.category == "memory"
-            or kind == "memory"
+            or kind in MEMORY_KINDS
             or (kind is None and self.registers_memory_provider)
         )
 
@@ -57,6 +59,9 @@ class Plugin:
         return found
 
 
+#: Manifest kinds that make a plugin root a memory provider: ``memory``, and ``exclusive`` (the
+#: real host's kind for a provider selected through ``memory.provider``, one at a time).
+MEMORY_KINDS = frozenset({"memory", "exclusive"})
 #: Text that marks a memory provider's code (the guide's ``register(ctx)`` and base class).
 _PROVIDER_MARKS = (b"register_memory_provider", b"MemoryProvider")
 _SCAN_LIMIT = 1 << 20  # bytes read per file: a provider's registration is near the top

@@ -165,12 +165,22 @@ def provides(plugins: list[Plugin], provider: str, *, watch: Watch = UNWATCHED) 
 
 
 def _entry_point_providers(*, watch: Watch = UNWATCHED) -> frozenset[str]:
-    from importlib.metadata import distributions, entry_points  # only when no plugin root provides the name
+    return entry_point_names(ENTRY_POINT_GROUP, watch=watch)
+
+
+#: The entry-point group of general plugins that are installed packages (the host lists them).
+PLUGIN_ENTRY_POINT_GROUP = "hermes_agent.plugins"
+
+
+def entry_point_names(group: str, *, watch: Watch = UNWATCHED) -> frozenset[str]:
+    """The names of the entry points of ``group``, read from the installed distributions'
+    ``entry_points.txt``; nothing is loaded or imported."""
+    from importlib.metadata import distributions, entry_points  # only when a name needs looking up
 
     watch.import_path()  # where they are installed, and what each says (pm.base.watch)
     for dist in distributions():
         watch.distribution(dist, "entry_points.txt")
-    return frozenset(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+    return frozenset(ep.name for ep in entry_points(group=group))
 
 
 def is_safe_key(key: str) -> bool:
@@ -309,7 +319,8 @@ def _config_notices(config: HomeConfig, plugins: list[Plugin], profile: str, *, 
     for entry in (*config.enabled, *config.disabled):
         if not is_safe_key(entry):
             notices.append(f"{where}: plugin key {entry!r} refused: it contains '..' or is an absolute path")
-        elif entry in config.enabled and entry not in keys:
+        elif entry in config.enabled and entry not in keys and \
+                entry not in entry_point_names(PLUGIN_ENTRY_POINT_GROUP, watch=watch):  # an installed package's
             notices.append(f"{where}: plugins.enabled names {entry!r}, but no plugin root has that name")
     provider = config.memory_provider
     if provider is not None:

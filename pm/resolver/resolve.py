@@ -20,6 +20,7 @@ from pm.index.base import Source
 from pm.inputs.target import Target
 from pm.inputs.union import Origin, Union
 from pm.resolver.explain import Conflict, Finding, TooComplex, explain, explain_dead_roots
+from pm.resolver.host import HostSource, is_host_link
 from pm.resolver.imposing import Imposing, Replacement, root_replacements
 from pm.resolver.missing import (
     MissingProjects,
@@ -139,7 +140,7 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     roots = root_requirements(union, target)
     source.prefetch(dict.fromkeys(r.name for r in roots))
     imposing = Imposing(union)
-    provider = Provider(source, target, policy, builder, imposing=imposing if imposing else None)
+    provider = Provider(HostSource(source), target, policy, builder, imposing=imposing if imposing else None)
     provider.root_names = frozenset(r.name for r in roots)
     provider.set_roots(roots)  # root context (pm.resolver.learning) and the versions a yanked file may serve
     provider.look_ahead(roots)
@@ -285,7 +286,7 @@ def _to_resolution(result: object) -> Resolution:
     parents: dict[NormalizedName, list[Parent]] = {}
     children: dict[NormalizedName, set[NormalizedName]] = {}
     for key, candidate in mapping.items():
-        if key == PYTHON:
+        if key == PYTHON or is_host_link(candidate.link):  # the running host: provided, never a pin
             continue
         extras.setdefault(candidate.name, set()).update(candidate.extras)
         for info in criteria[key].information:
@@ -299,7 +300,7 @@ def _to_resolution(result: object) -> Resolution:
                 children.setdefault(parent.name, set()).add(candidate.name)
     pins = []
     for key, candidate in mapping.items():
-        if key == PYTHON or candidate.extras or candidate.link is None:
+        if key == PYTHON or candidate.extras or candidate.link is None or is_host_link(candidate.link):
             continue
         name = candidate.name
         pins.append(Pin(

@@ -115,12 +115,22 @@ def _finding_text(finding: Finding, told: set[str]) -> str:
         text = f"{head}; but {finding.detail}."
     elif len({c.requirement for c in finding.causes}) == 1:
         shown = ", ".join(finding.available[:_MAX_VERSIONS]) + (", …" if len(finding.available) > _MAX_VERSIONS else "")
-        text = f"{head}; no version of {finding.package} satisfies it" + (f" (available: {shown})." if shown else ".")
+        text = f"{head}; no version of {finding.package} satisfies it" + (
+            f" ({_available(finding.package, shown)})." if shown else ".")
     else:
         shown = ", ".join(finding.available[:_MAX_VERSIONS]) + (", …" if len(finding.available) > _MAX_VERSIONS else "")
         text = f"{head}; no version of {finding.package} satisfies all of these" + (
-            f" (available: {shown})." if shown else ".")
+            f" ({_available(finding.package, shown)})." if shown else ".")
     return text + _involved(finding, told)
+
+
+def _available(package: str, shown: str) -> str:
+    """What there is of ``package``: its versions, or for the host itself (provided, never taken
+    from an index: :mod:`pm.resolver.host`) the running host's version."""
+    from pm.resolver.host import is_host
+
+    return f"the running host provides {package} {shown}; pm never installs another" if is_host(package) else \
+        f"available: {shown}"
 
 
 def _involved(finding: Finding, told: set[str]) -> str:
@@ -224,7 +234,7 @@ def _leaf_tail(finding: Finding, leaf: DeadEnd) -> str:
     if leaf.excludes:  # a cycle: the chain came back to its own project at another version
         return f", which excludes {leaf.excludes} above (one environment holds one version of {leaf.package})"
     if leaf.kind == "conflict":
-        return f"; but no version of {leaf.package} satisfies it (available: {_shown(list(leaf.available))})"
+        return f"; but no version of {leaf.package} satisfies it ({_available(leaf.package, _shown(list(leaf.available)))})"
     return f"; but {_problem(leaf.kind, leaf.package, leaf.versions, finding)}"
 
 

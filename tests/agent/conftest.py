@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import agent.activation
+import agent.process_env
 import pm.cli
 from pm.env import generations
 from pm.env.generations import Generation
@@ -26,7 +27,9 @@ def _process_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(agent.activation, "_ACTIVE", None)
     monkeypatch.setattr(sys, "path", list(sys.path))
     before = set(sys.modules)
+    agent.process_env.forget()
     yield
+    agent.process_env.forget()  # no profile's .env values left in os.environ for the next test
     for name in set(sys.modules) - before:
         if name.startswith("hermes_plugins.") or name.startswith("acme_"):
             del sys.modules[name]

@@ -15,7 +15,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from agent.cli import main as hermes_main
 from pm.cli import main
-from pm.env.uv_check import _all_overridden
+from pm.env.uv_check import _all_accepted
 from pm.inputs.overrides import problem
 from pm.ops.override_fix import VARIABLE
 from pm.resolver.imposing import Replacement, top_level_extra
@@ -328,9 +328,9 @@ def test_uv_pip_check_passes_only_when_every_complaint_is_a_replaced_requirement
     resolution = Resolution((), replaced=(Replacement("numpy>=1.26", "numpy<1.25", package="lib 1.0"),))
     said = ("Checked 2 packages in 0.31ms\nFound 1 incompatibility\n"
             "The package `lib` requires `numpy<1.25`, but `2.0` is installed\n")
-    assert _all_overridden(said, resolution)
-    assert not _all_overridden(said + "The package `other` requires `numpy<2`, but `2.0` is installed\n", resolution)
-    assert not _all_overridden("error: something else\n", resolution)
+    assert _all_accepted(said, resolution)
+    assert not _all_accepted(said + "The package `other` requires `numpy<2`, but `2.0` is installed\n", resolution)
+    assert not _all_accepted("error: something else\n", resolution)
 
 
 def test_a_requirement_is_checked_once_for_every_place_it_can_come_from():
