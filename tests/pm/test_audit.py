@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from pm.index.advisories import json_api_base
+from pm.ops.audit import audit
 from pm.testing import LocalIndex, add_plugin, build_packages, index_from_spec, isolated_home
 from pm.testing.cli import latest, pm
 from pm.testing.receipts import assert_valid_receipt
@@ -164,3 +165,13 @@ def test_the_json_api_base_is_derived_from_a_simple_index_url() -> None:
     assert json_api_base("https://example.org/packages/") is None
     assert json_api_base("/srv/wheels") is None
     assert json_api_base("/srv/wheels", "https://example.org/json") == "https://example.org/json/"
+
+
+def test_a_home_without_a_generation_has_nothing_to_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          index: LocalIndex) -> None:
+    (tmp_path / "bare").mkdir()
+    bare = isolated_home(tmp_path / "bare", monkeypatch, core=["corelib"], index_url=index.url)
+    done = audit(bare)
+    assert (done.code, done.report) == (1, None)
+    assert done.receipt.failure is not None and done.receipt.failure["kind"] == "no-generation"
+    assert done.receipt.next_steps[0]["command"].startswith("hermes pm sync")
