@@ -123,6 +123,24 @@ def pins_with_urls(record: dict[str, Any], given: str | None) -> list[tuple[Norm
     return found
 
 
+def cached_badges(txn: Transaction, record: dict[str, Any]) -> dict[NormalizedName, tuple[str, ...]]:
+    """The advisory ids of each pin of ``record`` as the cache holds them from an earlier audit
+    (what ``outdated``'s badge shows): no request; a pin never audited, or of an index with no
+    JSON API, has none here."""
+    from pm.index.advisories import cached_advisories
+    from pm.index.cache import Cache
+
+    given = json_api_setting(txn, None)
+    cache = Cache(cache_dir())
+    found: dict[NormalizedName, tuple[str, ...]] = {}
+    for item in record["resolution"]["packages"]:
+        base = json_api_base(str((item.get("file") or {}).get("index") or ""), given)
+        advisories = cached_advisories(cache, release_url(base, item["name"], item["version"])) if base else None
+        if advisories:
+            found[canonicalize_name(item["name"])] = tuple(a.id for a in advisories)
+    return found
+
+
 def _audit(txn: Transaction, flag: str | None, strict: bool) -> AuditReport:
     generation = generations.selected(txn.home, watch=txn.watch)
     if generation is None:

@@ -175,3 +175,21 @@ def test_a_home_without_a_generation_has_nothing_to_audit(tmp_path: Path, monkey
     assert (done.code, done.report) == (1, None)
     assert done.receipt.failure is not None and done.receipt.failure["kind"] == "no-generation"
     assert done.receipt.next_steps[0]["command"].startswith("hermes pm sync")
+
+
+def test_outdated_shows_the_cached_advisories_without_asking_for_them(home: Path, index: LocalIndex,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    publish(index)
+    before = pm(capsys, home, "outdated")  # nothing audited yet: no column, no /pypi/ request
+    assert before.code == 0, before.err
+    assert "ADVISORIES" not in before.out
+    assert pm(capsys, home, "audit").code == 0
+    index.reset_log()
+    after = pm(capsys, home, "outdated", "--all")
+    assert after.code == 0, after.err
+    rows = {row[0]: row for row in cells(after.out)}
+    assert rows["PACKAGE"][4] == "ADVISORIES"
+    assert rows["lib"][4] == "GHSA-0001" and rows["capped"][4] == "GHSA-0002"
+    assert not [p for _, p in index.requests if p.startswith("/pypi/")]
+    data = pm(capsys, home, "outdated", "--json").data
+    assert data["outdated"]["advisories"] == {"capped": ["GHSA-0002"], "corelib": ["GHSA-0003"], "lib": ["GHSA-0001"]}
