@@ -57,6 +57,9 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
+    from agent.plugins_info import register as register_more
+
+    register_more(commands)
     update = groups.add_parser("update", help="install missing catalog memory providers, move catalog plugins to "
                                               "their new pins, then sync every home")
     update.add_argument("--accept-repin", action="append", default=[], metavar="NAME",
@@ -71,6 +74,10 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
 def run(args: argparse.Namespace) -> int:
     if args.group == "update":
         return run_update(args)
+    if args.plugins_command in ("info", "search", "validate", "doctor"):
+        from agent.plugins_info import run as run_more
+
+        return run_more(args)
     return {"list": run_list, "enable": run_enable, "disable": run_disable,
             "install": run_install, "remove": run_remove}[args.plugins_command](args)
 
