@@ -74,7 +74,7 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
 def run(args: argparse.Namespace) -> int:
     if args.group == "update":
         return run_update(args)
-    if args.plugins_command in ("info", "search", "validate", "doctor"):
+    if args.plugins_command in ("info", "search", "validate", "doctor", "update"):
         from agent.plugins_info import run as run_more
 
         return run_more(args)

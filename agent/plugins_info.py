@@ -19,7 +19,7 @@ from packaging.utils import canonicalize_name
 
 from pm.base.errors import EXIT_FAILURE, EXIT_NOT_READY, EXIT_OK, InputError
 from pm.base.names import printable
-from pm.cli._common import add_common, flags_from, home_of
+from pm.cli._common import add_common, add_lock_option, add_resolution_options, add_skip_invalid, flags_from, home_of
 from pm.cli._output import emit_json, say, table
 
 VERBS = (
@@ -39,11 +39,47 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         add_common(parser)
         if argument:
             parser.add_argument("name", metavar=argument)
+    text = "move one catalog plugin to the pin its entry names now (as `hermes update` does for all), then sync"
+    update = commands.add_parser("update", help=text, description=text)
+    update.add_argument("name", metavar="NAME")
+    update.add_argument("--accept-repin", action="store_true",
+                        help="consent to what the new pin brings (new or widened requirements, new capabilities); "
+                             "without it, a terminal asks and a script keeps the old pin")
+    add_common(update)
+    add_resolution_options(update)
+    add_lock_option(update)
+    add_skip_invalid(update)
 
 
 def run(args: argparse.Namespace) -> int:
     return {"info": run_info, "search": run_search, "validate": run_validate,
-            "doctor": run_doctor}[args.plugins_command](args)
+            "doctor": run_doctor, "update": run_update}[args.plugins_command](args)
+
+
+def run_update(args: argparse.Namespace) -> int:
+    """``hermes plugins update NAME``: :func:`pm.ops.update.update` for that plugin alone, with
+    the re-pin's consent rule (``--accept-repin``, or a person at a terminal)."""
+    import sys
+
+    from agent.plugins_cli import _ask_repin
+    from pm.cli._changes import tell_changes
+    from pm.cli._common import options_from
+    from pm.cli._output import reporter_for
+    from pm.cli.sync import report
+    from pm.ops.update import update
+
+    ask = _ask_repin if sys.stdin.isatty() and not args.json else None
+    done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
+                  accept=frozenset([args.name] if args.accept_repin else []), ask=ask, only=args.name)
+    tell_changes(args)
+    if not args.json:  # what stayed and why, and the command that consents, before the summary
+        from pm.cli._output import tell_steps
+
+        for warning in done.receipt.warnings:
+            say(f"warning: {printable(warning)}")
+        tell_steps(done.receipt.next_steps)
+    report(done.receipt, json_output=args.json)
+    return done.code
 
 
 # -- info ------------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
 #: The receipt ``kind`` of the commands whose name is not their kind (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
           "plugins-remove": "remove", "plugins-list": "list", "profile-list": "list",
-          "catalog": "catalog-check"}  # (its only subcommand; a catalog that cannot be read fails before its draft)
+          "catalog": "catalog-check", "plugins-update": "update", "plugins-info": "list", "plugins-search": "list",
+          "plugins-validate": "list", "plugins-doctor": "list"}  # (its only subcommand; a catalog that cannot be read fails before its draft)
 
 
 def command(name: str) -> Any:

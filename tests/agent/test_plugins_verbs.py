@@ -154,3 +154,39 @@ def test_validate_tells_sidecar_only_external_and_not_a_plugin(tmp_path: Path) -
     assert (validate(empty).role, validate(empty).valid) == (None, False)
     hidden = add_plugin(tmp_path / "src", "_hidden", style="manifest", dependencies=["x"])
     assert not validate(hidden).valid
+
+
+def test_update_name_moves_that_catalog_plugin_alone_with_the_repin_consent(
+        tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pm.env.plugin_install import installed_records
+    from pm.testing.catalogs import recommit
+
+    repo = tmp_path / "web.git"
+    mail = plugin_repo(tmp_path / "other", "mail", [])[0]
+    catalog = tmp_path / "catalog.d"
+    first = json.loads((catalog / "mail.yaml").read_text())
+    (catalog / "mail.yaml").write_text(json.dumps(first | {"repo": mail.as_uri(), "sha": plugin_commit(mail)}))
+    assert hermes(["plugins", "install", "mail", "--home", str(home)]) == 0
+    newer = recommit(repo, "web", ["tinyhttp>=1.0,<2", "sharedlib"])  # widens: a new requirement
+    web = json.loads((catalog / "web.yaml").read_text())
+    (catalog / "web.yaml").write_text(json.dumps(web | {"sha": newer}))
+    mail_newer = recommit(mail, "mail", ["sharedlib"])
+    (catalog / "mail.yaml").write_text(json.dumps(first | {"repo": mail.as_uri(), "sha": mail_newer}))
+    code, _, err = run(capsys, "plugins", "update", "web", "--home", str(home))
+    assert code == 0, err
+    assert installed_records(home)["web"]["commit"] != newer  # no consent: the old pin stays
+    assert "--accept-repin" in err
+    code, _, err = run(capsys, "plugins", "update", "web", "--accept-repin", "--home", str(home))
+    assert code == 0, err
+    records = installed_records(home)
+    assert records["web"]["commit"] == newer
+    assert records["mail"]["commit"] != mail_newer  # only the plugin named moved
+    code, _, err = run(capsys, "plugins", "update", "nothing", "--home", str(home))
+    assert code != 0 and "not installed by pm" in err
+
+
+def plugin_commit(repo: Path) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
