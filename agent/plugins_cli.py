@@ -57,6 +57,9 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
+            parser.add_argument("--ref", default=None, metavar="REF",
+                                help="the branch, tag or commit of a git source (git+URL, URL.git or owner/repo"
+                                     "[/subdir], GitHub's shorthand) to pin it to")
     from agent.plugins_info import register as register_more
 
     register_more(commands)
@@ -147,7 +150,8 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    done = install(home_of(args, creates=True), args.name, options_from(args), reporter_for(args.json or args.quiet), force=args.force)
+    done = install(home_of(args, creates=True), args.name, options_from(args), reporter_for(args.json or args.quiet),
+                   force=args.force, ref=args.ref)
     receipt = done.receipt
     if receipt.exit_code != EXIT_OK:
         tell_failed(receipt, args.json)
