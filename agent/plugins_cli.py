@@ -60,7 +60,7 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
             parser.add_argument("--ref", default=None, metavar="REF",
                                 help="the branch, tag or commit of a git source (git+URL, URL.git or owner/repo"
                                      "[/subdir], GitHub's shorthand) to pin it to")
-    from agent.plugins_info import register as register_more
+    from agent.plugins_info_cli import register as register_more
 
     register_more(commands)
     update = groups.add_parser("update", help="install missing catalog memory providers, move catalog plugins to "
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.group == "update":
         return run_update(args)
     if args.plugins_command in ("info", "search", "validate", "doctor", "update"):
-        from agent.plugins_info import run as run_more
+        from agent.plugins_info_cli import run as run_more
 
         return run_more(args)
     return {"list": run_list, "enable": run_enable, "disable": run_disable,
