@@ -193,3 +193,16 @@ def test_outdated_shows_the_cached_advisories_without_asking_for_them(home: Path
     assert not [p for _, p in index.requests if p.startswith("/pypi/")]
     data = pm(capsys, home, "outdated", "--json").data
     assert data["outdated"]["advisories"] == {"capped": ["GHSA-0002"], "corelib": ["GHSA-0003"], "lib": ["GHSA-0001"]}
+
+
+def test_a_pin_from_a_find_links_folder_has_no_advisories_to_give(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    wheels = tmp_path / "wheels"
+    build_packages(wheels, {"corelib": {"1.0": None}})
+    (tmp_path / "flat").mkdir()
+    flat = isolated_home(tmp_path / "flat", monkeypatch, core=["corelib"],
+                         config={"pm": {"no_index": True, "find_links": [str(wheels)]}})
+    assert pm(capsys, flat, "sync").code == 0
+    result = pm(capsys, flat, "audit")
+    assert result.code == 1
+    assert f"advisories unavailable for {wheels}" in result.err
