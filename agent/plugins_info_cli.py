@@ -72,13 +72,11 @@ def run_update(args: argparse.Namespace) -> int:
     done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
                   accept=frozenset([args.name] if args.accept_repin else []), ask=ask, only=args.name)
     tell_changes(args)
-    if not args.json:  # what stayed and why, and the command that consents, before the summary
+    report(done.receipt, json_output=args.json)  # its warnings say what stayed at its pin, and why
+    if not args.json and done.code == 0:  # and the command that consents
         from pm.cli._output import tell_steps
 
-        for warning in done.receipt.warnings:
-            say(f"warning: {printable(warning)}")
         tell_steps(done.receipt.next_steps)
-    report(done.receipt, json_output=args.json)
     return done.code
 
 
