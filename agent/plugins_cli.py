@@ -60,6 +60,12 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
+            parser.add_argument("--ref", default=None, metavar="REF",
+                                help="the branch, tag or commit of a git source (git+URL, URL.git or owner/repo"
+                                     "[/subdir], GitHub's shorthand) to pin it to")
+    from agent.plugins_info_cli import register as register_more
+
+    register_more(commands)
     update = groups.add_parser("update", help="install missing catalog memory providers, move catalog plugins to "
                                               "their new pins, then sync every home")
     update.add_argument("--accept-repin", action="append", default=[], metavar="NAME",
@@ -74,6 +80,10 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
 def run(args: argparse.Namespace) -> int:
     if args.group == "update":
         return run_update(args)
+    if args.plugins_command in ("info", "search", "validate", "doctor", "update"):
+        from agent.plugins_info_cli import run as run_more
+
+        return run_more(args)
     return {"list": run_list, "enable": run_enable, "disable": run_disable,
             "install": run_install, "remove": run_remove}[args.plugins_command](args)
 
@@ -169,7 +179,8 @@ def _tell(args: argparse.Namespace, receipt: Receipt, done: str) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    done = install(home_of(args, creates=True), args.name, options_from(args), reporter_for(args.json or args.quiet), force=args.force)
+    done = install(home_of(args, creates=True), args.name, options_from(args), reporter_for(args.json or args.quiet),
+                   force=args.force, ref=args.ref)
     receipt = done.receipt
     if receipt.exit_code != EXIT_OK:
         tell_failed(receipt, args.json)

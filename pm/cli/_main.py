@@ -38,6 +38,8 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
     "why": ("why", "", "which plugins (or core) pull a package in, and at which version", True),
     "outdated": ("outdated", "", "per pin: the version an upgrade would take, the newest release, and who holds "
                  "it back", True),
+    "audit": ("audit", "", "the selected generation's pins that have published advisories, with the fix and whether "
+              "it fits", True),
     "export": ("export", "", "the resolution as a PEP 751 pylock.toml, hashed requirement pins, or Nix data", True),
     "gc": ("gc", "", "remove generations that are neither selected, nor the previous one, nor in use", False),
     "rollback": ("gc", "Rollback", "select the previous generation (or --to ID) again, after verifying it, with the "
@@ -52,7 +54,8 @@ TABLE: dict[str, tuple[str, str, str, bool]] = {
 #: The receipt ``kind`` of the commands whose name is not their kind (others: the command's name).
 _KINDS = {"plugins-enable": "admit", "plugins-disable": "disable", "plugins-install": "install",
           "plugins-remove": "remove", "plugins-list": "list", "profile-list": "list",
-          "catalog": "catalog-check"}  # (its only subcommand; a catalog that cannot be read fails before its draft)
+          "catalog": "catalog-check", "plugins-update": "update", "plugins-info": "list", "plugins-search": "list",
+          "plugins-validate": "list", "plugins-doctor": "list"}  # (its only subcommand; a catalog that cannot be read fails before its draft)
 
 
 def command(name: str) -> Any:

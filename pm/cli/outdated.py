@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         return done.code
     shown = done.report.pins if args.all else done.report.shown
     if shown:
-        print(render(shown, done.receipt.home))
+        print(render(shown, done.receipt.home, dict(done.report.advisories)))
     for warning in dict.fromkeys(done.receipt.warnings):
         say(f"{paint('warning', 'yellow', sys.stderr)}: {warning}")
     say(str(done.receipt.extra["message"]))
@@ -39,13 +39,17 @@ def run(args: argparse.Namespace) -> int:
     return done.code
 
 
-def render(pins: tuple[PinStatus, ...], home: Path) -> str:
-    """The table: one row per pin, each further holder on a line of its own under the first."""
+def render(pins: tuple[PinStatus, ...], home: Path, advisories: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The table: one row per pin, each further holder on a line of its own under the first; an
+    ``advisories`` column (the ids an earlier ``hermes pm audit`` cached) when a shown pin has one."""
+    badges = {name: ", ".join(ids) for name, ids in (advisories or {}).items() if any(p.name == name for p in pins)}
     rows: list[list[str]] = []
     for pin in pins:
         said = pin.held_by(home)
+        badge = [badges.get(pin.name, "")] if badges else []
         rows.append([pin.name, str(pin.pinned), "-" if pin.upgrade is None else str(pin.upgrade),
-                     "-" if pin.newest is None else str(pin.newest), said[0] if said else ""])
-        rows += [["", "", "", "", more] for more in said[1:]]
+                     "-" if pin.newest is None else str(pin.newest), *badge, said[0] if said else ""])
+        rows += [["", "", "", "", *([""] if badges else []), more] for more in said[1:]]
+    headers = ["package", "pinned", "upgrade", "newest", *(["advisories"] if badges else []), "held back by"]
     # requirement texts and plugin names come from other people's files: escaped for the terminal
-    return terminal_safe(table(rows, ["package", "pinned", "upgrade", "newest", "held back by"]))
+    return terminal_safe(table(rows, headers))

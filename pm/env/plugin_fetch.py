@@ -53,11 +53,14 @@ def fetch_source(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, d
         return _inside(src, entry.subdir, redact_url(entry.archive or "")), {
             "source": "catalog", "name": entry.name, "archive": redact_url(entry.archive or ""),
             "sha256": entry.sha256, "subdir": entry.subdir, "pin": entry.pin, "tier": entry.tier, "installed_at": now}
-    match = GIT_SOURCE.match(spec)
+    body, _, subdir = spec.partition("#subdirectory=")  # pm.env.git_source writes it
+    match = GIT_SOURCE.match(body)
     if match and not is_dir(Path(spec)):
         src = _git(match["url"], match["commit"], staging / "src")
         _refuse_escaping_links(src, redact_url(match["url"]))
-        return src, {"source": "git", "git": redact_url(match["url"]), "commit": match["commit"], "installed_at": now}
+        return _inside(src, subdir, redact_url(match["url"])) if subdir else src, {
+            "source": "git", "git": redact_url(match["url"]), "commit": match["commit"], "installed_at": now} | (
+            {"subdir": subdir} if subdir else {})
     folder = Path(spec).expanduser().resolve()
     if not is_dir(folder):
         raise InstallError(f"{quote(spec)}: no such folder")

@@ -120,7 +120,7 @@ def _refuse_killed_repo(spec: str, catalog: Catalog) -> None:
 def _refuse_unpinned_git(spec: str) -> None:
     """A ``git+`` source without a full commit is refused before anything is written: a branch,
     a tag or a short hash can move, and an installed plugin must be reproducible."""
-    if spec.startswith("git+") and not GIT_SOURCE.match(spec):
+    if spec.startswith("git+") and not GIT_SOURCE.match(spec.partition("#subdirectory=")[0]):
         body = spec[len("git+"):]
         url, at, ref = body.rpartition("@")
         if not at or "/" in ref:  # no ref at all (an @ inside ssh://git@host/... is not one)

@@ -39,6 +39,7 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "lock_timeout": (int, float),
     "constraints": (list,),  # PEP 508 requirements: pm.inputs.overrides
     "overrides": (list,),
+    "json_api_url": (str,),  # where advisories are read (pm.index.advisories)
 }
 
 

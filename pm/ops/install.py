@@ -38,6 +38,13 @@ def catalog_for(home: Path, *, fetch: bool = True, watch: Watch = UNWATCHED) -> 
     return combined(base, live, notes)
 
 
+def catalog_has(catalog: Catalog, name: str) -> bool:
+    """Whether ``name`` is a catalog entry's (a catalog name wins over the ``owner/repo`` form)."""
+    from pm.inputs.catalog import catalog_name
+
+    return any(catalog_name(e.name) == catalog_name(name) for e in catalog.entries)
+
+
 def swept(txn: Transaction, home: Path) -> None:
     """Sweep what an interrupted install or remove left under ``home``'s ``plugins/`` (the lock is
     held), and say so in the receipt."""
@@ -47,16 +54,20 @@ def swept(txn: Transaction, home: Path) -> None:
 
 
 def install(home: Path, source: str, options: Options | None = None, reporter: Reporter = SILENT, *,
-            force: bool = False) -> Result:
-    """Install SOURCE (a catalog name, a local folder, or ``git+URL@COMMIT``) into ``home``'s
+            force: bool = False, ref: str | None = None) -> Result:
+    """Install SOURCE (a catalog name, a local folder, ``git+URL@COMMIT``, or ``owner/repo[/subdir]``
+    or a git URL with ``ref``, pinned to its commit: :mod:`pm.env.git_source`) into ``home``'s
     ``plugins/``; the receipt's ``installed`` names it. Refusals are receipts too."""
     asked = Path(home).expanduser().absolute()
 
     def work(txn: Transaction) -> None:
+        from pm.env.git_source import pinned_source
+
         swept(txn, asked)
         catalog = catalog_for(txn.home)
         txn.draft.warnings += list(catalog.notes)
-        installed = install_files(asked, source, catalog, force=force)
+        spec = source if catalog_has(catalog, source) and ref is None else pinned_source(source, ref)
+        installed = install_files(asked, spec, catalog, force=force)
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
         txn.draft.record(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")

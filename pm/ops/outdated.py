@@ -16,7 +16,7 @@ project — never a verdict.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,8 @@ class Outdated:
     generation: str
     pins: tuple[PinStatus, ...]
     added: tuple[tuple[NormalizedName, Version], ...] = ()
+    #: the advisory ids of the pins an earlier ``hermes pm audit`` found (its cached answers; no request)
+    advisories: tuple[tuple[NormalizedName, tuple[str, ...]], ...] = ()
 
     @property
     def shown(self) -> tuple[PinStatus, ...]:
@@ -107,7 +109,8 @@ class Outdated:
     def to_json(self) -> dict[str, Any]:
         return {"generation": self.generation, "packages": [p.to_json() for p in self.pins],
                 "added": [{"name": n, "version": str(v)} for n, v in self.added],
-                "outdated": sum(p.outdated for p in self.pins), "held_back": sum(p.held_back for p in self.pins)}
+                "outdated": sum(p.outdated for p in self.pins), "held_back": sum(p.held_back for p in self.pins),
+                "advisories": {name: list(ids) for name, ids in self.advisories}}
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,7 @@ def _outdated(txn: Transaction) -> Outdated | None:
                               "column resolves them as they are now (`hermes pm sync` builds that)")
     txn.reporter.progress("resolving the upgrade")
     from pm import resolver
+    from pm.ops.audit import cached_badges
 
     with source_of(inputs) as source:
         try:
@@ -161,6 +165,7 @@ def _outdated(txn: Transaction) -> Outdated | None:
             _conflicted(txn, conflict)
             return None
         report = compare(generation, upgrade, source, inputs)
+    report = replace(report, advisories=tuple(cached_badges(txn, generation.record).items()))
     draft.record(reused_resolution=reused, outdated=report.to_json())
     txn.finish("ok", EXIT_OK, _summary(report))
     return report

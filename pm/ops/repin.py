@@ -62,9 +62,11 @@ def widened(old: list[Requirement], new: list[Requirement], platforms: tuple[str
     return widening(Brings(tuple(old)), Brings(tuple(new)), platforms)
 
 
-def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: Ask | None) -> list[Repin]:
-    """Every catalog plugin of every home of ``txn`` whose entry names a new pin, handled as the
-    module says. Returns what happened to each; the receipt gets the warnings and steps."""
+def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: Ask | None,
+              only: str | None = None) -> list[Repin]:
+    """Every catalog plugin of every home of ``txn`` whose entry names a new pin (``only``: that
+    one plugin, ``hermes plugins update NAME``), handled as the module says. Returns what happened
+    to each; the receipt gets the warnings and steps."""
     from pm.env.plugin_install import installed_records
     from pm.inputs.selection import profile_homes
 
@@ -73,7 +75,8 @@ def repin_all(txn: Transaction, catalog: Catalog, accept: frozenset[str], ask: A
     for each in [home, *profile_homes(home)[0]]:
         for name, record in installed_records(each).items():
             entry = next((e for e in catalog.entries if e.name == name), None)
-            if entry is None or catalog.is_removed(name) or record.get("source") != "catalog":
+            if entry is None or catalog.is_removed(name) or record.get("source") != "catalog" or \
+                    (only is not None and name != only):
                 continue
             if _pin_of(record) != entry.pin:
                 done.append(_repin(txn, each, entry, record, catalog, accept, ask))

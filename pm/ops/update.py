@@ -87,18 +87,23 @@ def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
 
 
 def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
-           accept: frozenset[str] = frozenset(), ask: Ask | None = None, upgrade: bool = True) -> Result:
+           accept: frozenset[str] = frozenset(), ask: Ask | None = None, upgrade: bool = True,
+           only: str | None = None) -> Result:
     """The update transaction under the home lock: per home, install the catalog provider that
     ``memory.provider`` names but nothing provides (told per home), move catalog plugins to their
     entries' new pins (:mod:`.repin`: admission, and consent — ``accept`` or ``ask`` — when a pin
     widens what it brings), then sync the union of every home — as an upgrade (``--upgrade``: no
     pin is preferred; ``upgrade=False`` for the start-up install, which moves nothing it need
-    not). The receipt's ``installed`` lists what was installed, ``repinned`` what moved."""
+    not). The receipt's ``installed`` lists what was installed, ``repinned`` what moved. ``only``
+    (``hermes plugins update NAME``): that catalog plugin's re-pin alone, by the same rules (no
+    provider installs), then a sync that is no upgrade: the other pins stay where they can."""
     def work(txn: Transaction) -> None:
         catalog = catalog_for(txn.home)
         installed: list[str] = []
         refused: list[str] = []
-        for missing in missing_providers(txn.home):
+        if only is not None:
+            refuse_not_from_catalog(txn.home, only, catalog)
+        for missing in missing_providers(txn.home) if only is None else ():
             swept(txn, missing.home)
             names, problem = _install_one(missing, catalog, reporter)
             installed += names
@@ -111,7 +116,7 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             raise ProvidersNotInstalled(refused)
         _refuse_still_missing(txn)  # update never ends ok with memory.provider naming nothing
         refuse_invalid(txn)  # before the re-pins and the rebuild: either would leave that plugin out
-        repins = repin_all(txn, catalog, accept, ask)  # through admission, with consent when they widen
+        repins = repin_all(txn, catalog, accept, ask, only)  # through admission, with consent when they widen
         if any(r.outcome == "moved" for r in repins):
             warnings = list(txn.draft.warnings)
             txn.gather()  # the moved plugins' new declarations are the inputs now
@@ -120,10 +125,24 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
         sync_in(txn)
 
     options = options or Options()
-    if upgrade:
+    if upgrade and only is None:
         options = replace(options, upgrade=EVERYTHING)
-    txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
+    txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False, candidate=only)
     return Result(txn.receipt, txn.inputs)
+
+
+def refuse_not_from_catalog(home: Path, name: str, catalog: Catalog) -> None:
+    """``hermes plugins update NAME`` of a plugin ``home`` did not install from ``catalog``: refused
+    (:class:`InstallError`), naming what it is instead."""
+    from pm.env.plugin_install import installed_records
+
+    record = installed_records(home).get(name)
+    if record is None or record.get("source") != "catalog":
+        how = "not installed by pm" if record is None else f"installed from a {record.get('source')} source"
+        raise InstallError(f"plugin {name!r} is {how}, not from the catalog ({catalog.file}): only a catalog "
+                           "plugin has a pin to update (`hermes plugins install` replaces another)")
+    if next((e for e in catalog.entries if e.name == name), None) is None:
+        raise InstallError(f"plugin {name!r} is no longer in the catalog ({catalog.file}): it has no pin to move to")
 
 
 def _refuse_still_missing(txn: Transaction) -> None:

@@ -90,6 +90,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._project(path.removeprefix("/simple/"), send_body)
         elif path.startswith("/files/"):
             self._file(path.removeprefix("/files/"), send_body)
+        elif path.startswith("/pypi/") and self.index.json_api:
+            self._release_json(path.removeprefix("/pypi/"), send_body)
         elif path == "/links/":
             self._send(HTTPStatus.OK, self.index.render_find_links(), send_body, content_type=TEXT_HTML)
         else:
@@ -111,6 +113,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._page(lambda fmt: self.index.render_project(name, files, fmt), send_body)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"no such project\n", send_body)
+
+    def _release_json(self, rest: str, send_body: bool) -> None:
+        """PyPI's JSON API for one release (``/pypi/<name>/<version>/json``): its files and the
+        ``vulnerabilities`` the test set (:attr:`LocalIndex.vulnerabilities`); 404 for a release
+        not served."""
+        parts = rest.strip("/").split("/")
+        body = self.index.render_release(parts[0], parts[1]) if len(parts) == 3 and parts[2] == "json" else None
+        if body is None:
+            self._send(HTTPStatus.NOT_FOUND, b"no such release\n", send_body)
+        else:
+            self._page(lambda fmt: body, send_body, content_type="application/json")
 
     def _file(self, filename: str, send_body: bool) -> None:
         files = self.index.served_files()
@@ -149,9 +162,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         return sent
 
-    def _page(self, render: Callable[[str], bytes], send_body: bool) -> None:
+    def _page(self, render: Callable[[str], bytes], send_body: bool, content_type: str | None = None) -> None:
         """Negotiate, render, and answer 200 or 304 (ETag / If-None-Match)."""
-        fmt, content_type = negotiate(self.headers.get("Accept"), allow_json=self.index.json)
+        fmt, negotiated = negotiate(self.headers.get("Accept"), allow_json=self.index.json)
+        content_type = content_type or negotiated
         body = render(fmt)
         headers = {"Vary": "Accept"}
         if self.index.cache_control is not None:

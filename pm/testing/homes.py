@@ -53,7 +53,7 @@ def isolated_home(tmp_path: Path, monkeypatch: Any, *, core: Iterable[str], lock
     named in the config's ``pm`` section with ``index_url`` when given; ``config`` adds the rest (its
     own ``pm`` settings kept beside those)."""
     for variable in ("HERMES_PM_INDEX_URL", "HERMES_PM_FIND_LINKS", "HERMES_HOME", "HERMES_PM_CONSTRAINTS",
-                     "HERMES_PM_OVERRIDES"):
+                     "HERMES_PM_OVERRIDES", "HERMES_PM_JSON_API_URL"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("HERMES_PM_CACHE_DIR", str(tmp_path / "cache"))

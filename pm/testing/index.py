@@ -92,6 +92,11 @@ class LocalIndex:
         self.rescan = rescan
         #: ``"user:password"``: every request without that Basic Authorization is answered 401
         self.basic_auth: str | None = None
+        #: {(name, version): [advisory dicts]}: the ``vulnerabilities`` of PyPI's JSON API
+        #: (``/pypi/<name>/<version>/json``); a served release not named has none
+        self.vulnerabilities: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: whether ``/pypi/…`` answers at all (off: an index without a JSON API, every release 404)
+        self.json_api = True
         #: whether the find-links page (``/links/``) gives ``#sha256=`` fragments
         self.find_links_hashes = True
         self._lock = threading.Lock()
@@ -332,6 +337,18 @@ class LocalIndex:
         page = {"meta": {"api-version": "1.1"}, "name": name, "versions": versions,
                 "files": [self._json_entry(served) for served in files]}
         return json.dumps(page, indent=1).encode()
+
+    def render_release(self, name: str, version: str) -> bytes | None:
+        """The JSON API answer for release ``version`` of ``name`` (None: not served)."""
+        key = canonicalize_name(name)
+        files = [f for f in self.projects().get(key, []) if Version(f.version) == Version(version)]
+        if not files:
+            return None
+        found = next((v for (n, ver), v in self.vulnerabilities.items()
+                      if canonicalize_name(n) == key and Version(ver) == Version(version)), [])
+        return json.dumps({"info": {"name": name, "version": version},
+                            "urls": [{"filename": f.record.filename} for f in files],
+                            "vulnerabilities": found}).encode()
 
     def render_index(self, fmt: str) -> bytes:
         """The ``/simple/`` project list in ``fmt``."""
