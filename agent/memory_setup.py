@@ -138,7 +138,11 @@ def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> 
 
     reporter = Notices(say)
     # next steps name this home unless it is the one a bare `hermes` command finds by itself
-    options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home))
+    from pm.cli._common import ask_consent
+
+    options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home),
+                      consent=ask_consent if sys.stdin.isatty() else None)  # a person at a terminal is asked
+
     done = sync(home, options, reporter) if selected else enable(home, key, options, reporter)
     return done.receipt
 

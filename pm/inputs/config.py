@@ -37,6 +37,7 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "catalog_url": (str,),
     "keep_removed": (list,),
     "lock_timeout": (int, float),
+    "assume_yes": (bool,),  # consent to a change's cargo without asking: pm.ops.consent
     "constraints": (list,),  # PEP 508 requirements: pm.inputs.overrides
     "overrides": (list,),
 }

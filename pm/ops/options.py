@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags
@@ -21,13 +21,17 @@ class Options:
     ``watch`` every file, folder and program the operation reads is noted in (the evidence a
     shortcut of the same command stands on; :data:`~pm.base.watch.UNWATCHED` keeps nothing).
     ``skip_invalid`` (``--skip-invalid``): an enabled plugin whose declaration cannot be read is
-    left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`)."""
+    left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`).
+    ``yes`` (``--yes``) consents to a change's cargo; ``consent`` is the person's question (the
+    CLI's, on a terminal: True for yes), None when no one can be asked (:mod:`pm.ops.consent`)."""
 
     flags: Flags = field(default_factory=Flags)
     lock_timeout: float | None = None
     shown_home: Path | None = None
     watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
     skip_invalid: bool = False
+    yes: bool = False
+    consent: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
 
 class Reporter(Protocol):

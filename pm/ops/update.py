@@ -22,6 +22,7 @@ from pm.inputs.config import read_config
 from pm.inputs.discover import PluginSources, discover
 from pm.inputs.plugin import inspect
 from pm.inputs.selection import profile_homes, provides
+from pm.ops.consent import cargo_of, consent_to, pins_before
 from pm.ops.install import catalog_for, swept
 from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
@@ -115,7 +116,8 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             txn.gather()  # the moved plugins' new declarations are the inputs now
             txn.draft.warnings += [w for w in warnings if w not in txn.draft.warnings]
         tell_repins(txn.draft, repins, txn.options.shown_home)
-        sync_in(txn)
+        before = pins_before(txn)
+        sync_in(txn, lambda resolution: consent_to(txn, cargo_of(before, resolution), "the update", ("update",)))
 
     txn = transaction(home, "update", work, options, reporter, command="update", gather_inputs=False)
     return Result(txn.receipt, txn.inputs)
