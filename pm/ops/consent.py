@@ -3,7 +3,7 @@
 The **cargo** is computed after the resolution and before anything is built or written: the
 projects the new resolution pins that the selected generation does not (with versions and download
 sizes, from the pinned files), the pins it moves (old and new version), and the scan's ``caution``
-findings of an install (:mod:`pm.ops.scan_verdict`). A change that brings none of these needs no
+findings of an install (:mod:`pm.env.plugin_scan`). A change that brings none of these needs no
 consent. Otherwise consent is given, in this order, by:
 
 - ``--yes`` (:attr:`pm.ops.options.Options.yes`);

@@ -4,6 +4,7 @@ The files under ``<home>/plugins/`` are written by :mod:`pm.env.plugin_install` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pm.base.errors import EXIT_OK
@@ -38,6 +39,28 @@ def catalog_for(home: Path, *, fetch: bool = True, watch: Watch = UNWATCHED) -> 
     return combined(base, live, notes)
 
 
+def scanning(txn: Transaction, home: Path, retry: tuple[str, ...]) -> Callable[[str, Path], None]:
+    """The install scan as a check of a fetched tree (:mod:`pm.env.plugin_scan`), unless ``home``'s
+    ``plugins.scan_on_install`` is false: the verdict and findings go to the receipt's ``scan``;
+    ``dangerous`` raises, ``caution`` needs consent (:mod:`pm.ops.consent`, ``retry`` with ``--yes``)."""
+    def check(name: str, root: Path) -> None:
+        if not read_config(home, watch=txn.watch).scan_on_install:
+            txn.draft.record(scan={"verdict": "off", "analyzer": "none", "findings": []})
+            return
+        from pm.env.plugin_scan import Dangerous, scan_tree
+        from pm.ops.consent import Cargo, consent_to
+
+        scan = scan_tree(root)
+        txn.draft.record(scan=scan.to_json())
+        if scan.verdict == "dangerous":
+            raise Dangerous(name, scan)
+        if scan.verdict == "caution":
+            cautions = tuple(f.said() for f in scan.of("caution"))
+            consent_to(txn, Cargo(cautions=cautions), f"installing plugin {name!r}", retry)
+
+    return check
+
+
 def swept(txn: Transaction, home: Path) -> None:
     """Sweep what an interrupted install or remove left under ``home``'s ``plugins/`` (the lock is
     held), and say so in the receipt."""
@@ -56,7 +79,7 @@ def install(home: Path, source: str, options: Options | None = None, reporter: R
         swept(txn, asked)
         catalog = catalog_for(txn.home)
         txn.draft.warnings += list(catalog.notes)
-        installed = install_files(asked, source, catalog, force=force)
+        installed = install_files(asked, source, catalog, force=force, check=scanning(txn, asked, ("plugins", "install", source)))
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
         txn.draft.record(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")

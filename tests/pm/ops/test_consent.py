@@ -18,6 +18,7 @@ import pytest
 
 from agent.cli import main
 from pm.env import generations
+from pm.ops.consent import Brought, Cargo, size
 from pm.testing.receipts import assert_valid_receipt
 
 from .conftest import plugin
@@ -155,3 +156,11 @@ def test_a_terminal_asks_and_no_changes_nothing(home: Path) -> None:
     receipt = latest(home)
     assert receipt["failure"]["kind"] == "not-consented"
     assert "declined at the terminal" in receipt["failure"]["message"]
+
+
+def test_the_cargo_in_words() -> None:
+    cargo = Cargo((Brought("extra-lib", "1.0", 912),), (Brought("sharedlib", "1.4.0", 2_500_000, "1.5.0"),))
+    assert cargo.lines("enabling plugin 'b'") == [
+        "enabling plugin 'b' brings:", "  + extra-lib==1.0 (912 B)", "  ~ sharedlib 1.5.0 -> 1.4.0 (2.5 MB)",
+        "  1 new, 1 moved, 2.5 MB to download"]
+    assert (size(None), size(1_500), bool(Cargo())) == ("size unknown", "1.5 kB", False)
