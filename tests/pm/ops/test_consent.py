@@ -164,3 +164,20 @@ def test_the_cargo_in_words() -> None:
         "enabling plugin 'b' brings:", "  + extra-lib==1.0 (912 B)", "  ~ sharedlib 1.5.0 -> 1.4.0 (2.5 MB)",
         "  1 new, 1 moved, 2.5 MB to download"]
     assert (size(None), size(1_500), bool(Cargo())) == ("size unknown", "1.5 kB", False)
+
+
+def test_a_generation_built_before_is_not_selected_again_without_consent(home: Path) -> None:
+    """The reuse branch: ``update`` would select the generation an earlier consented enable built;
+    what it brings over the selected one is asked for again."""
+    assert main(["plugins", "enable", "b", "--home", str(home), "--yes"]) == 0
+    built = generations.read_state(home)["selected"]
+    assert main(["plugins", "disable", "b", "--home", str(home)]) == 0
+    selected = generations.read_state(home)["selected"]
+    (home / "config.yaml").write_text("plugins:\n  enabled:\n    - a\n    - b\n")
+    assert main(["update", "--home", str(home)]) == 3
+    assert generations.read_state(home)["selected"] == selected
+    assert main(["update", "--home", str(home), "--yes"]) == 0
+    receipt = latest(home)
+    assert receipt["consent"]["given"] == "--yes"
+    assert [b["name"] for b in receipt["consent"]["cargo"]["new"]] == ["extra-lib"]
+    assert generations.read_state(home)["selected"] == built  # reused, not built again
