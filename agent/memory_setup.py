@@ -138,9 +138,20 @@ def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> 
 
     reporter = Notices(say)
     # next steps name this home unless it is the one a bare `hermes` command finds by itself
-    options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home))
+    options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home),
+                      consent=_ask_consent if sys.stdin.isatty() else None)  # a person at a terminal is asked
+
     done = sync(home, options, reporter) if selected else enable(home, key, options, reporter)
     return done.receipt
+
+
+def _ask_consent(cargo: object) -> bool:
+    """The person's answer to the cargo the admission told just before (y/N; end of input: no)."""
+    print("go ahead? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, str]:

@@ -19,6 +19,7 @@ from pm.cli._common import (
     add_resolution_options,
     add_skip_invalid,
     add_upgrade_options,
+    add_yes,
     flags_from,
     home_of,
     options_from,
@@ -57,6 +58,8 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
             add_skip_invalid(parser)
         if name == "enable":
             add_upgrade_options(parser)
+        if name in ("enable", "install"):
+            add_yes(parser)
         if name == "install":
             parser.add_argument("--enable", action="store_true", help="admit it right after installing")
             parser.add_argument("--force", action="store_true", help="replace a different plugin of that name")
@@ -75,6 +78,7 @@ def register(groups: "argparse._SubParsersAction[Any]") -> None:
     add_resolution_options(update)
     add_lock_option(update)
     add_skip_invalid(update)
+    add_yes(update)
 
 
 def run(args: argparse.Namespace) -> int:

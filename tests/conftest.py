@@ -15,6 +15,9 @@ from pm.testing import NO_TOOL_FILES, TOOL_VARIABLES, LocalIndex, index_from_spe
 # A dead index or a 503 is retried with backoff (pm.index.http); the suite asks for failures on
 # purpose, so it fails at once unless a test sets retries itself (tests/pm/index/test_network.py).
 os.environ["HERMES_PM_HTTP_RETRIES"] = "0"
+# No test has a person to ask: consent to a change's cargo is assumed (pm.ops.consent), as a script
+# with `--yes` would; the consent tests (tests/pm/ops/test_consent.py) take it away.
+os.environ["HERMES_PM_ASSUME_YES"] = "1"
 
 
 @pytest.fixture(scope="session")

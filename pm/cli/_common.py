@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pm.base.watch import UNWATCHED, Watch
@@ -101,6 +102,22 @@ def add_skip_invalid(parser: argparse.ArgumentParser) -> None:
                              "instead of failing; its packages leave the environment")
 
 
+def add_yes(parser: argparse.ArgumentParser) -> None:
+    """``--yes`` for every command that asks consent to its cargo (pm.ops.consent)."""
+    parser.add_argument("-y", "--yes", action="store_true",
+                        help="consent to what the change brings (new projects, moved pins, scan cautions) without "
+                             "being asked; without a terminal it is needed (or pm.assume_yes: true)")
+
+
+def ask_consent(cargo: object) -> bool:
+    """The person's answer at a terminal to the cargo told just before (y/N; end of input: no)."""
+    print("go ahead? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 def flags_from(args: argparse.Namespace) -> Flags:
     return Flags(
         home=args.home,
@@ -158,4 +175,9 @@ def options_from(args: argparse.Namespace, *, watch: Watch = UNWATCHED) -> Optio
     """The operation's Options from the parsed command line; what it reads noted in ``watch``."""
     return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
                    shown_home=shown_home(args), watch=watch, skip_invalid=getattr(args, "skip_invalid", False),
-                   upgrade=upgrade_from(args))
+                   upgrade=upgrade_from(args), yes=getattr(args, "yes", False), consent=_asker(args))
+
+
+def _asker(args: argparse.Namespace) -> Callable[[object], bool] | None:
+    """The terminal's question when a person can answer it (stdin a terminal, no ``--json``)."""
+    return ask_consent if sys.stdin.isatty() and not getattr(args, "json", False) else None

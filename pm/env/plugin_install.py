@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,8 +42,13 @@ class Installed:
     unchanged: bool = False
 
 
-def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> Installed:
-    """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``)."""
+#: Looks at a fetched tree (its name, its root) before it is placed, and raises to stop it (the scan).
+Check = Callable[[str, Path], None]
+
+
+def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False, check: Check | None = None) -> Installed:
+    """Install SOURCE (a catalog name, a local folder, or ``git+URL@<40-hex commit>``); ``check``
+    sees the fetched tree before it is placed (:mod:`pm.env.plugin_scan`)."""
     _refuse_unpinned_git(spec)
     _refuse_killed_repo(spec, catalog)
     located = "/" in spec or "@" in spec or _exists(spec)
@@ -54,7 +59,7 @@ def install(home: Path, spec: str, catalog: Catalog, *, force: bool = False) -> 
     _refuse_here(entry, catalog)
     with staging_folder(home) as staging:
         fetched, provenance = fetch_source(entry, spec, staging)
-        return place(home, spec, entry, catalog, Fetched(fetched, provenance, staging), force=force)
+        return place(home, spec, entry, catalog, Fetched(fetched, provenance, staging), force=force, check=check)
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ def staging_folder(home: Path) -> Iterator[Path]:
 
 
 def place(home: Path, spec: str, entry: Entry | None, catalog: Catalog, fetched: Fetched, *,
-          force: bool = False) -> Installed:
+          force: bool = False, check: Check | None = None) -> Installed:
     """Install a source already fetched into a :func:`staging_folder` of ``home`` (a re-pin
     fetches the new pin once, reads it, then places it): validated, then moved into place."""
     _refuse_here(entry, catalog)
@@ -92,6 +97,8 @@ def place(home: Path, spec: str, entry: Entry | None, catalog: Catalog, fetched:
         provenance["catalog"] = str(catalog.file)
     name = entry.name if entry else _name_of(fetched.root, spec)
     _validate(name, fetched.root, fetched.staging, entry, catalog)
+    if check is not None:
+        check(name, fetched.root)
     return _move_into_place(Store(plugins), plugins, name, fetched.root, provenance, force)
 
 

@@ -37,6 +37,7 @@ PM_SETTINGS: dict[str, tuple[type, ...]] = {
     "catalog_url": (str,),
     "keep_removed": (list,),
     "lock_timeout": (int, float),
+    "assume_yes": (bool,),  # consent to a change's cargo without asking: pm.ops.consent
     "constraints": (list,),  # PEP 508 requirements: pm.inputs.overrides
     "overrides": (list,),
     "json_api_url": (str,),  # where advisories are read (pm.index.advisories)
@@ -55,6 +56,7 @@ class HomeConfig:
     memory_provider: str | None = None
     pm: dict[str, Any] = field(default_factory=dict)
     allow_lazy_installs: bool = False
+    scan_on_install: bool = True  # plugins.scan_on_install: pm.env.plugin_scan
     #: Which of :data:`SELECTION_KEYS` the file writes (a rollback restores absent ones as absent).
     keys: tuple[str, ...] = ()
 
@@ -115,7 +117,10 @@ def parse_config(path: Path, source: TextFile) -> HomeConfig:
     memory = _section(data, "memory", path, problems)
     pm = _section(data, "pm", path, problems)
     security = _section(data, "security", path, problems)
-    problems += _near_misses(path, "plugins", plugins, ("enabled", "disabled"))
+    problems += _near_misses(path, "plugins", plugins, ("enabled", "disabled", "scan_on_install"))
+    scan = plugins.get("scan_on_install", True)
+    if not isinstance(scan, bool):
+        problems.append(Problem(path, "plugins.scan_on_install", f"must be true or false, got {quote(scan)}"))
     # memory.<name> (a mapping) is that provider's own settings section, never a typo of provider
     sections = {k: v for k, v in memory.items() if not isinstance(v, dict)}
     problems += _near_misses(path, "memory", sections, ("provider",))
@@ -137,6 +142,7 @@ def parse_config(path: Path, source: TextFile) -> HomeConfig:
         memory_provider=provider or None,
         pm=settings,
         allow_lazy_installs=security.get("allow_lazy_installs") is True,
+        scan_on_install=scan is not False,
         keys=_selection_keys(data),
     )
 

@@ -25,6 +25,7 @@ from pm.inputs.config_edit import change_list, set_value
 from pm.inputs.selection import candidate_home
 from pm.inputs.settings import environment_home
 from pm.ops.config_file import config_bytes, edit_config, write_config
+from pm.ops.consent import cargo_of, consent_to, pins_before
 from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import check_candidate, resolve_in, unknown_plugin
@@ -67,6 +68,7 @@ def _admit(txn: Transaction, owner: Path, name: str) -> None:
     resolution = resolve_in(txn, name)
     if resolution is None:
         return
+    consent_to(txn, cargo_of(pins_before(txn), resolution), f"enabling plugin {name!r}", ("plugins", "enable", name))
     obtained = obtain(txn, inputs, lambda: resolution)
     if obtained is None:
         return

@@ -4,6 +4,7 @@ The files under ``<home>/plugins/`` are written by :mod:`pm.env.plugin_install` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pm.base.errors import EXIT_OK
@@ -45,6 +46,28 @@ def catalog_has(catalog: Catalog, name: str) -> bool:
     return any(catalog_name(e.name) == catalog_name(name) for e in catalog.entries)
 
 
+def scanning(txn: Transaction, home: Path, retry: tuple[str, ...]) -> Callable[[str, Path], None]:
+    """The install scan as a check of a fetched tree (:mod:`pm.env.plugin_scan`), unless ``home``'s
+    ``plugins.scan_on_install`` is false: the verdict and findings go to the receipt's ``scan``;
+    ``dangerous`` raises, ``caution`` needs consent (:mod:`pm.ops.consent`, ``retry`` with ``--yes``)."""
+    def check(name: str, root: Path) -> None:
+        if not read_config(home, watch=txn.watch).scan_on_install:
+            txn.draft.record(scan={"verdict": "off", "analyzer": "none", "findings": []})
+            return
+        from pm.env.plugin_scan import Dangerous, scan_tree
+        from pm.ops.consent import Cargo, consent_to
+
+        scan = scan_tree(root)
+        txn.draft.record(scan=scan.to_json())
+        if scan.verdict == "dangerous":
+            raise Dangerous(name, scan)
+        if scan.verdict == "caution":
+            cautions = tuple(f.said() for f in scan.of("caution"))
+            consent_to(txn, Cargo(cautions=cautions), f"installing plugin {name!r}", retry)
+
+    return check
+
+
 def swept(txn: Transaction, home: Path) -> None:
     """Sweep what an interrupted install or remove left under ``home``'s ``plugins/`` (the lock is
     held), and say so in the receipt."""
@@ -67,7 +90,8 @@ def install(home: Path, source: str, options: Options | None = None, reporter: R
         catalog = catalog_for(txn.home)
         txn.draft.warnings += list(catalog.notes)
         spec = source if catalog_has(catalog, source) and ref is None else pinned_source(source, ref)
-        installed = install_files(asked, spec, catalog, force=force)
+        retry = ("plugins", "install", source, *(("--ref", ref) if ref is not None else ()))
+        installed = install_files(asked, spec, catalog, force=force, check=scanning(txn, asked, retry))
         what = "already installed" if installed.unchanged else "replaced" if installed.replaced else "installed"
         txn.draft.record(installed=installed.name, root=str(installed.root), provenance=installed.provenance)
         txn.finish("ok", EXIT_OK, f"{what} plugin {installed.name!r} at {installed.root}")

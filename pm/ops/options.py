@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pm.base.watch import UNWATCHED, Watch
 from pm.inputs.settings import Flags
@@ -24,7 +24,9 @@ class Options:
     the ``upgrade`` asked for (``--upgrade``, ``--upgrade-package``; :mod:`pm.resolver.preferences`):
     without one every resolve prefers the selected generation's pins.
     ``skip_invalid`` (``--skip-invalid``): an enabled plugin whose declaration cannot be read is
-    left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`)."""
+    left out, with a warning, instead of failing the operation (:mod:`pm.ops.invalid`).
+    ``yes`` (``--yes``) consents to a change's cargo; ``consent`` is the person's question (the
+    CLI's, on a terminal: True for yes), None when no one can be asked (:mod:`pm.ops.consent`)."""
 
     flags: Flags = field(default_factory=Flags)
     lock_timeout: float | None = None
@@ -32,6 +34,8 @@ class Options:
     watch: Watch = field(default=UNWATCHED, compare=False, repr=False)
     skip_invalid: bool = False
     upgrade: Upgrade = NO_UPGRADE
+    yes: bool = False
+    consent: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
 
 class Reporter(Protocol):

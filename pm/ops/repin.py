@@ -31,6 +31,7 @@ from pm.base.commands import hermes
 from pm.base.errors import PmError
 from pm.inputs.catalog import Catalog, Entry
 from pm.inputs.union import Origin, Tagged
+from pm.ops.install import scanning
 from pm.ops.transaction import Transaction
 from pm.ops.widening import Brings, widening
 from pm.records.receipt import Draft
@@ -128,7 +129,7 @@ def _decide(txn: Transaction, home: Path, entry: Entry, record: dict[str, object
     conflict = _admission(txn, name, new.requirements if new and not new_manifest.external else ())
     if conflict:
         return Repin(name, home, old_pin, entry.pin, tuple(grew), "refused", conflict)
-    place(home, name, entry, catalog, fetched, force=True)
+    place(home, name, entry, catalog, fetched, force=True, check=scanning(txn, home, ("update",)))
     return Repin(name, home, old_pin, entry.pin, tuple(grew), "moved")
 
 

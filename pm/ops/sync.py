@@ -29,6 +29,7 @@ from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import resolve_in
 from pm.ops.transaction import Result, Transaction, cache_dir, transaction
+from pm.records.sections import resolution_from_json
 
 if TYPE_CHECKING:
     from pm.env.started import Started
@@ -55,11 +56,12 @@ def sync(home: Path, options: Options | None = None, reporter: Reporter = SILENT
     return Result(txn.receipt, txn.inputs)
 
 
-def sync_in(txn: Transaction) -> None:
-    """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt."""
+def sync_in(txn: Transaction, check: Callable[[Resolution], None] | None = None) -> None:
+    """Sync ``txn``'s gathered inputs (the caller's transaction holds the lock); finishes the receipt.
+    ``check`` (consent, :mod:`pm.ops.consent`) sees the resolution before anything is built or selected."""
     _refuse_foreign(txn.gathered)  # before any resolve: nothing would come of it
     refuse_invalid(txn)  # before the no-op too: a generation built without the plugin is no answer
-    obtained = obtain(txn, txn.gathered, lambda: _resolving(txn))
+    obtained = obtain(txn, txn.gathered, lambda: _resolving(txn), check)
     if obtained is not None:
         upgraded = txn.options.upgrade.asked and obtained.how == "current"
         select_generation(txn, obtained, UP_TO_DATE if upgraded else None)
@@ -70,24 +72,29 @@ def _resolving(txn: Transaction) -> Resolution | None:
     return resolve_in(txn)
 
 
-def obtain(txn: Transaction, inputs: Inputs,
-           resolution: Callable[[], Resolution | None]) -> Obtained | None:
+def obtain(txn: Transaction, inputs: Inputs, resolution: Callable[[], Resolution | None],
+           check: Callable[[Resolution], None] | None = None) -> Obtained | None:
     """The reuse-or-build rule (module docstring). ``resolution`` is called only when a build is
-    needed; None from it (a conflict, receipt finished) stops here with None. An upgrade resolves
-    first, whatever is selected (:func:`_obtain_upgraded`)."""
+    needed; None from it (a conflict, receipt finished) stops here with None. ``check`` sees the
+    resolution of a generation about to be reused or built first (it raises to stop). An upgrade
+    resolves first, whatever is selected (:func:`_obtain_upgraded`)."""
     _remove_incomplete(txn)
     if txn.options.upgrade.asked:
-        return _obtain_upgraded(txn, inputs, resolution)
+        return _obtain_upgraded(txn, inputs, resolution, check)
     found = generations.reuse(inputs.home, inputs.fingerprint, watch=txn.watch)
     if found.current and found.generation is not None:
         return Obtained(found.generation, "current")
     if found.damaged:
         txn.draft.warnings.append(found.damaged)
     if found.generation is not None:
+        if check is not None:
+            check(resolution_from_json(found.generation.record["resolution"]))
         return Obtained(found.generation, "reused")
     started = start_generation(txn, inputs)  # the venv is made while the resolver works
     try:
         resolved = resolution()
+        if resolved is not None and check is not None:
+            check(resolved)
     except BaseException:
         started.discard(txn.store)
         raise
@@ -97,15 +104,17 @@ def obtain(txn: Transaction, inputs: Inputs,
     return Obtained(build_generation(txn, inputs, resolved, started), "built")
 
 
-def _obtain_upgraded(txn: Transaction, inputs: Inputs,
-                     resolution: Callable[[], Resolution | None]) -> Obtained | None:
-    """An upgrade's rule: resolve (no preference for what it frees), then keep the generation built
-    for these inputs when it holds exactly the resolved files, else build one."""
+def _obtain_upgraded(txn: Transaction, inputs: Inputs, resolution: Callable[[], Resolution | None],
+                     check: Callable[[Resolution], None] | None) -> Obtained | None:
+    """An upgrade's rule: resolve (no preference for what it frees), let ``check`` see it, then keep
+    the generation built for these inputs when it holds exactly the resolved files, else build one."""
     from pm.records.sections import resolution_to_json
 
     resolved = resolution()
     if resolved is None:
         return None
+    if check is not None:
+        check(resolved)
     found = generations.reuse(inputs.home, inputs.fingerprint, watch=txn.watch)
     if found.damaged:
         txn.draft.warnings.append(found.damaged)

@@ -15,14 +15,15 @@ from pathlib import Path
 from pm.base.commands import hermes
 from pm.base.errors import PmError
 from pm.base.names import BUILTIN_PROVIDER
-from pm.env.plugin_install import Installed, InstallError, removed_installed
+from pm.env.plugin_install import Check, Installed, InstallError, removed_installed
 from pm.env.plugin_install import install as install_files
 from pm.inputs.catalog import Catalog, CatalogRefusal
 from pm.inputs.config import read_config
 from pm.inputs.discover import PluginSources, discover
 from pm.inputs.plugin import inspect
 from pm.inputs.selection import profile_homes, provides
-from pm.ops.install import catalog_for, swept
+from pm.ops.consent import cargo_of, consent_to, pins_before
+from pm.ops.install import catalog_for, scanning, swept
 from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.repin import Ask, repin_all
@@ -78,12 +79,13 @@ def missing_providers(home: Path) -> list[Missing]:
     return found
 
 
-def install_missing(missing: Missing, catalog: Catalog) -> Installed | None:
-    """Install a missing provider from the catalog into that home; None when the catalog lacks it."""
+def install_missing(missing: Missing, catalog: Catalog, check: Check | None = None) -> Installed | None:
+    """Install a missing provider from the catalog into that home (``check``: the install scan);
+    None when the catalog lacks it."""
     entry = catalog.find(missing.provider)
     if entry is None:
         return None
-    return install_files(missing.home, entry.name, catalog)
+    return install_files(missing.home, entry.name, catalog, check=check)
 
 
 def update(home: Path, options: Options | None = None, reporter: Reporter = SILENT, *,
@@ -105,7 +107,7 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             refuse_not_from_catalog(txn.home, only, catalog)
         for missing in missing_providers(txn.home) if only is None else ():
             swept(txn, missing.home)
-            names, problem = _install_one(missing, catalog, reporter)
+            names, problem = _install_one(missing, catalog, reporter, scanning(txn, missing.home, ("update",)))
             installed += names
             refused += [problem] if problem else []
         txn.gather()
@@ -122,7 +124,8 @@ def update(home: Path, options: Options | None = None, reporter: Reporter = SILE
             txn.gather()  # the moved plugins' new declarations are the inputs now
             txn.draft.warnings += [w for w in warnings if w not in txn.draft.warnings]
         tell_repins(txn.draft, repins, txn.options.shown_home)
-        sync_in(txn)
+        before = pins_before(txn)
+        sync_in(txn, lambda resolution: consent_to(txn, cargo_of(before, resolution), "the update", ("update",)))
 
     options = options or Options()
     if upgrade and only is None:
@@ -166,11 +169,12 @@ def _refuse_still_missing(txn: Transaction) -> None:
     raise ProvidersMissing(told)
 
 
-def _install_one(missing: Missing, catalog: Catalog, reporter: Reporter) -> tuple[list[str], str | None]:
+def _install_one(missing: Missing, catalog: Catalog, reporter: Reporter,
+                 check: Check | None = None) -> tuple[list[str], str | None]:
     """(names installed, the refusal when the catalog entry could not be installed)."""
     where = missing.home
     try:
-        installed = install_missing(missing, catalog)
+        installed = install_missing(missing, catalog, check)
     except (InstallError, CatalogRefusal) as refusal:
         reporter.notice(f"!!! {where}: memory provider {missing.provider!r} NOT installed: {refusal}")
         return [], f"memory provider {missing.provider!r} for {where}: {refusal}"
