@@ -74,6 +74,43 @@ def fetch_source(entry: Entry | None, spec: str, staging: Path) -> tuple[Path, d
     return target, {"source": "folder", "path": str(folder), "sha256": tree_sha256(target), "installed_at": now}
 
 
+class SharedFetch:
+    """Catalog entries fetched for ``catalog check``, each source once: entries that share a
+    repository at one commit (or one archive at one sha256) share one checkout in ``scratch``, and
+    each entry is its own subdir of it (a catalog of many plugins in one repository costs one clone,
+    not one per entry). A source that cannot be fetched is each of its entries' failure."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.sources: dict[tuple[str, str], Path | InstallError] = {}
+
+    def staging(self, entry: Entry) -> Path:
+        """The folder the entry's source is (or will be) fetched into: its tree is ``<staging>/src``."""
+        key = _source_key(entry)
+        known = list(self.sources)
+        return self.scratch / f"source-{known.index(key) if key in known else len(known)}"
+
+    def root(self, entry: Entry) -> Path:
+        """The entry's plugin root (its subdir of the shared checkout)."""
+        key = _source_key(entry)
+        if key not in self.sources:
+            staging = self.staging(entry)
+            staging.mkdir()
+            try:
+                self.sources[key] = (_git(entry.git, entry.commit or "", staging / "src") if entry.git
+                                     else _archive(entry.archive or "", entry.sha256 or "", staging / "src"))
+            except InstallError as exc:
+                self.sources[key] = exc
+        src = self.sources[key]
+        if isinstance(src, InstallError):
+            raise src
+        return _inside(src, entry.subdir, redact_url(entry.git or entry.archive or ""))
+
+
+def _source_key(entry: Entry) -> tuple[str, str]:
+    return (entry.git, entry.commit or "") if entry.git else (entry.archive or "", entry.sha256 or "")
+
+
 def _inside(src: Path, subdir: str, source: str) -> Path:
     """The plugin root ``subdir`` of a fetched tree, refused when it (or a folder on the way) is a
     link or leads outside the tree, or when a link inside it does."""

@@ -267,17 +267,17 @@ def _label(target: Target) -> str:
 
 
 def _fetch_all(entries: tuple[Entry, ...], scratch: Path, report: Report) -> dict[str, Declaration]:
-    from pm.env.plugin_fetch import fetch_source
+    from pm.env.plugin_fetch import SharedFetch
     from pm.inputs.declaration import read_declaration
     from pm.inputs.manifest import read_manifest
 
     found: dict[str, Declaration] = {}
+    fetched = SharedFetch(scratch)  # one checkout per repository and commit, whatever shares it
     for entry in entries:
-        staging = scratch / entry.name
-        staging.mkdir()
         where = report.where[entry.name]
+        staging = fetched.staging(entry)
         try:
-            root, _ = fetch_source(entry, entry.name, staging)
+            root = fetched.root(entry)
         except PmError as exc:
             report.fetched[entry.name] = f"not fetched: {_relocated(str(exc), staging, where)}"
             continue

@@ -91,3 +91,48 @@ def make_catalog(root: Path, entries: int = 50) -> MadeCatalog:
         made.repos[name] = repo
         (made.folder / f"{name}.yaml").write_text(json.dumps({"name": name, "repo": f"file://{repo}", "sha": commit}))
     return made
+
+
+@dataclass
+class ScaleCatalog:
+    folder: Path
+    spec: dict[str, dict[str, Any]]
+    core: list[str]  # core's requirements
+    lock: dict[str, str]  # core's lock: name -> version
+    requirements: dict[str, list[str]]  # entry -> its declared requirements
+
+
+def make_scale_catalog(root: Path, entries: int = 1000) -> ScaleCatalog:
+    """A catalog shaped like a big real one (Home Assistant's integrations): ``entries`` plugins in
+    subdirs of ONE repository at one commit, each pinning its own libraries exactly
+    (``acme-client-17==2.4.1``) over a shared pool (``http-base``, ``async-util``, ...) with
+    ranges, against a core with a lock; every entry fits alone and together (the gate's cost, not
+    its findings, is measured)."""
+    shared = [f"shared-{i}" for i in range(40)]
+    spec: dict[str, dict[str, Any]] = {name: {f"{major}.{minor}.0": [] for major in (1, 2) for minor in range(3)}
+                                       for name in shared}
+    core = [f"{shared[i]}>=1" for i in range(8)]
+    lock = {shared[i]: "2.2.0" for i in range(8)}
+    requirements: dict[str, list[str]] = {}
+    repo = root / "integrations.git"
+    for n in range(entries):
+        own = [f"client-{n}-{k}" for k in range(1 + n % 3)]
+        for k, name in enumerate(own):
+            spec[name] = {f"{v}.{k}.{n % 7}": [f"{shared[(n + k) % 40]}>=1", f"{shared[(n * 7 + k) % 40]}<3"]
+                          for v in (1, 2, 3)}
+        requirements[f"integration-{n}"] = [f"{name}=={2}.{k}.{n % 7}" for k, name in enumerate(own)] + (
+            [f"{shared[n % 40]}>=1.1"] if n % 4 == 0 else [])
+    for name, declared in requirements.items():
+        (repo / name).mkdir(parents=True)
+        (repo / name / "plugin.yaml").write_text(json.dumps({"name": name, "pip_dependencies": declared}))
+        (repo / name / "__init__.py").write_text("")
+    for argv in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "integrations"]):
+        subprocess.run([*GIT, *argv], cwd=repo, check=True)
+    commit = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    folder = root / "catalog.d"
+    folder.mkdir(parents=True)
+    for name in requirements:
+        (folder / f"{name}.yaml").write_text(json.dumps({"name": name, "repo": f"file://{repo}", "sha": commit,
+                                                         "subdir": name}))
+    return ScaleCatalog(folder, spec, core, lock, requirements)

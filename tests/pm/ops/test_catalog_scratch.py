@@ -65,7 +65,7 @@ def _paused(check: list[str], tmp_path: Path) -> tuple[subprocess.Popen[bytes], 
         assert process.poll() is None and time.monotonic() < deadline, "the check never paused"
         time.sleep(0.02)
     (folder,) = paused
-    assert (folder / "web" / "src" / "plugin.yaml").is_file()  # the clone is there
+    assert [*folder.glob("*/src/plugin.yaml")]  # the clone is there (one per repository and commit)
     return process, folder
 
 
@@ -84,7 +84,7 @@ def test_a_killed_runs_clones_are_swept_by_the_next_run_and_a_live_runs_kept(che
     try:
         assert main(check) == 0, capsys.readouterr().err
         assert _folders(tmp_path) == {running, unowned_new}  # its own folder is gone too
-        assert (running / "web" / "src" / "plugin.yaml").is_file()
+        assert [*running.glob("*/src/plugin.yaml")]
     finally:
         alive.kill()
         alive.wait()
