@@ -152,7 +152,9 @@ def save_settings(home: Path, name: str, form: Mapping[str, str]) -> Outcome:
         result = SetupResult(name, tuple(saved["settings"]), tuple(saved["secrets"]), Path(saved["env_file"]))
         previous = choose_memory_provider(home, result.provider)
     except provider_child.ChildFailed as exc:
-        return Outcome(False, (f"error: {exc}",), status=exc.status)
+        # a form the provider's schema refuses (400) is said as setup says it, on the provider's own
+        # page; a child that failed names the provider
+        return Outcome(False, (f"error: {exc.problem if exc.status == 400 else exc}",), status=exc.status)
     except (MemoryPluginError, PmError, ActivationError) as exc:
         return Outcome(False, (f"error: {exc}",), status=409)
     return Outcome(True, (*messages, *(line.strip() for line in result.said(home / "config.yaml", previous))))
