@@ -106,7 +106,8 @@ def scan_tree(root: Path) -> Scan:
             from bandit.core import manager as bandit_manager  # type: ignore[import-untyped]
         except ImportError:
             missing = Finding(".", 0, "PM000", "MEDIUM", "HIGH", "not scanned: bandit is not installed "
-                              "(pip install 'hermes-pm[scan]', or set plugins.scan_on_install: false)")
+                              "(pip install bandit into the host's environment, pm's scan extra; or set "
+                              "plugins.scan_on_install: false)")
             return Scan("caution", (missing,), "none")
         manager = bandit_manager.BanditManager(bandit_config.BanditConfig(), "file", quiet=True)
         manager.discover_files([str(root)], recursive=True)
