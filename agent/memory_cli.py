@@ -47,7 +47,7 @@ from agent.memory_setup import (
 from agent.process_env import load_profile_env
 from agent.skills import skills_of
 from pm.base.errors import PmError
-from pm.cli._common import add_common, existing_home
+from pm.cli._common import add_common, consent_asker, existing_home
 from pm.cli._output import configure, terminal_safe
 from pm.cli._parser import Parser
 from pm.cli.resolve import tell_resolved
@@ -161,7 +161,7 @@ def _setup(home: Path, args: argparse.Namespace) -> int:
     args.name = _chosen(home, args.name)
     check_name(args.name, "memory provider name")  # '' or a name no folder can have: a usage error
     presets = parse_sets(args.sets)
-    preparation = prepare_provider(home, args.name)
+    preparation = prepare_provider(home, args.name, consent=consent_asker(args))
     if preparation.receipt is not None and not args.json:
         tell_resolved(preparation.receipt)  # the admission's conflict or failure, as `plugins enable` tells it
     if not preparation.ready:

@@ -89,7 +89,7 @@ class SetupResult:
 
 
 def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = print,
-                     activate_here: bool = True) -> Preparation:
+                     activate_here: bool = True, consent: Callable[[Any], bool] | None = None) -> Preparation:
     """Make ``name`` usable for ``home`` before its settings are asked for, through pm's admission.
 
     When pm's readiness says the provider's declared requirements are not installed: a provider
@@ -98,7 +98,9 @@ def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = prin
     one gets a sync. Only then is the selected generation activated in this process. When
     admission refuses, the steps it printed are returned and nothing was written. Raises the
     loader's errors for unknown or unusable providers. ``activate_here=False``: the provider's code
-    runs in another process (the dashboard's child), so this one activates nothing.
+    runs in another process (the dashboard's child), so this one activates nothing. ``consent``:
+    the person's answer to the admission's cargo (the CLI's terminal question), None where no one
+    can be asked (a script, the dashboard's request thread).
     """
     info = resolve_provider(home, name)
     assert info is not None  # a name was given
@@ -108,7 +110,7 @@ def prepare_provider(home: Path, name: str, *, say: Callable[[str], None] = prin
     steps: list[tuple[str, str]] = []
     receipt = None
     if not readiness.ready and info.plugin is not None:
-        receipt = _admit(home, info.key, selected, say)
+        receipt = _admit(home, info.key, selected, say, consent)
         if receipt.exit_code == 0:
             selected = True
         steps = [(s["command"], s["why"]) for s in receipt.next_steps]
@@ -127,7 +129,8 @@ def _selected_generation(home: Path) -> generations.Generation | None:
     return generations.selected(environment_home(home))
 
 
-def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> Receipt:
+def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None],
+           consent: Callable[[Any], bool] | None) -> Receipt:
     """Admission for an unselected provider, a sync for a selected one: pm's operations, on the
     environment of ``home`` (a profile's is its primary's); returns the finished receipt."""
     from pm.inputs.settings import resolve_home
@@ -139,19 +142,10 @@ def _admit(home: Path, key: str, selected: bool, say: Callable[[str], None]) -> 
     reporter = Notices(say)
     # next steps name this home unless it is the one a bare `hermes` command finds by itself
     options = Options(shown_home=None if Path(home).absolute() == resolve_home(None) else Path(home),
-                      consent=_ask_consent if sys.stdin.isatty() else None)  # a person at a terminal is asked
+                      consent=consent)
 
     done = sync(home, options, reporter) if selected else enable(home, key, options, reporter)
     return done.receipt
-
-
-def _ask_consent(cargo: object) -> bool:
-    """The person's answer to the cargo the admission told just before (y/N; end of input: no)."""
-    print("go ahead? [y/N] ", end="", file=sys.stderr, flush=True)
-    try:
-        return input().strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, str]:

@@ -71,7 +71,7 @@ def run_update(args: argparse.Namespace) -> int:
     ask = _ask_repin if sys.stdin.isatty() and not args.json else None
     done = update(home_of(args), options_from(args), reporter_for(args.json or args.quiet),
                   accept=frozenset([args.name] if args.accept_repin else []), ask=ask, only=args.name)
-    tell_changes(args)
+    tell_changes(args, done.receipt)
     report(done.receipt, json_output=args.json)  # its warnings say what stayed at its pin, and why
     if not args.json and done.code == 0:  # and the command that consents
         from pm.cli._output import tell_steps

@@ -28,20 +28,14 @@ from pathlib import Path
 
 from agent.secrets import read_env
 
-__all__ = ["forget", "load_profile_env", "loaded_from", "serve_many_profiles"]
+__all__ = ["forget", "load_profile_env", "serve_many_profiles"]
 
 logger = logging.getLogger(__name__)
 
 _LOCK = threading.Lock()
-#: The home whose ``.env`` is in the environment, and the values this module set from it.
+#: The values this module set from a profile's ``.env``; whether the process serves many profiles.
 _LOADED: dict[str, str] = {}
-_STATE: dict[str, Path | bool | None] = {"home": None, "many": False}
-
-
-def loaded_from() -> Path | None:
-    """The profile home whose ``.env`` this process's environment holds, or ``None``."""
-    home = _STATE["home"]
-    return home if isinstance(home, Path) else None
+_STATE = {"many": False}
 
 
 def load_profile_env(home: str | os.PathLike[str]) -> tuple[str, ...]:
@@ -54,7 +48,6 @@ def load_profile_env(home: str | os.PathLike[str]) -> tuple[str, ...]:
         if _STATE["many"]:
             return ()
         _withdraw()
-        _STATE["home"] = path
         for name, value in read_env(path).items():
             if name not in os.environ:
                 os.environ[name] = value
@@ -85,4 +78,3 @@ def _withdraw() -> None:
         if os.environ.get(name) == value:
             del os.environ[name]
     _LOADED.clear()
-    _STATE["home"] = None

@@ -175,9 +175,9 @@ def options_from(args: argparse.Namespace, *, watch: Watch = UNWATCHED) -> Optio
     """The operation's Options from the parsed command line; what it reads noted in ``watch``."""
     return Options(flags=flags_from(args), lock_timeout=getattr(args, "lock_timeout", None),
                    shown_home=shown_home(args), watch=watch, skip_invalid=getattr(args, "skip_invalid", False),
-                   upgrade=upgrade_from(args), yes=getattr(args, "yes", False), consent=_asker(args))
+                   upgrade=upgrade_from(args), yes=getattr(args, "yes", False), consent=consent_asker(args))
 
 
-def _asker(args: argparse.Namespace) -> Callable[[object], bool] | None:
+def consent_asker(args: argparse.Namespace) -> Callable[[object], bool] | None:
     """The terminal's question when a person can answer it (stdin a terminal, no ``--json``)."""
     return ask_consent if sys.stdin.isatty() and not getattr(args, "json", False) else None
