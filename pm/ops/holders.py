@@ -31,7 +31,7 @@ from packaging.version import Version
 
 from pm.index.base import FileLink, MetadataUnavailable
 from pm.inputs.union import Origin
-from pm.resolver.model import Parent, Pin, Req
+from pm.resolver.model import Parent, Pin, Req, stated
 
 if TYPE_CHECKING:
     from pm.resolver.provider import Provider
@@ -149,7 +149,7 @@ def holders(pin: Pin, newest: tuple[Version, FileLink], pins: dict[NormalizedNam
 def excludes(requirement: str, version: Version) -> bool:
     """Whether a requirement's text (``lib<2``, ``lib[x]==1.0``) rules ``version`` out."""
     try:
-        specifier = Requirement(requirement).specifier
+        specifier = Requirement(stated(requirement)).specifier
     except InvalidRequirement:
         return False
     return not specifier.contains(version, prereleases=True)

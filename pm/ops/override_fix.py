@@ -27,6 +27,7 @@ from pm.inputs.collect import Inputs
 from pm.inputs.overrides import Imposed
 from pm.inputs.union import Union
 from pm.ops.fixes import Fix
+from pm.resolver.model import stated
 
 if TYPE_CHECKING:
     from pm.resolver import Conflict, Resolution
@@ -100,7 +101,7 @@ def _together(texts: list[str]) -> str | None:
     specifiers = SpecifierSet()
     for text in texts:
         try:
-            specifiers &= Requirement(text.removesuffix(" (constraint)").removesuffix(" (override)")).specifier
+            specifiers &= Requirement(stated(text)).specifier
         except InvalidRequirement:
             return None
     return ",".join(sorted(str(s) for s in specifiers))

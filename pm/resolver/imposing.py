@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 
 from pm.inputs.overrides import by_project
 from pm.inputs.union import Origin, Union
-from pm.resolver.model import Req
+from pm.resolver.model import CONSTRAINT_NOTE, OVERRIDE_NOTE, Req
 
 #: ``extra == "name"`` as a marker's own clause (uv's "top-level extra": the whole marker, or one
 #: term of its top-level ``and``).
@@ -83,7 +83,7 @@ class Imposing:
     def note(self, requirement: Requirement) -> str:
         """What a requirement's text says after it when it is an override (" (override)"): a
         conflict or a pin's parents then tell the operator's requirement from its origin's."""
-        return " (override)" if id(requirement) in self._ids else ""
+        return OVERRIDE_NOTE if id(requirement) in self._ids else ""
 
     def constrain(self, reqs: Iterable[Req], holds: Callable[[Marker], bool]) -> list[Req]:
         """One constraint :class:`Req` per constraint (whose marker holds) and per project key of
@@ -95,7 +95,7 @@ class Imposing:
                     continue
                 text = str(constraint).split(";")[0].strip()
                 found[(req.key, id(constraint))] = Req(req.name, constraint.specifier, req.extras,
-                                                       f"{text} (constraint)", req.origins, req.parent)
+                                                       f"{text}{CONSTRAINT_NOTE}", req.origins, req.parent)
         return list(found.values())
 
 

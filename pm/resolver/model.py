@@ -35,6 +35,18 @@ if TYPE_CHECKING:
 PYTHON = NormalizedName("<python>")
 
 
+#: What a requirement's text says after it when the operator's settings made it
+#: (:mod:`.imposing`): an override in the place of a stated requirement, a constraint beside one.
+OVERRIDE_NOTE = " (override)"
+CONSTRAINT_NOTE = " (constraint)"
+
+
+def stated(text: str) -> str:
+    """A requirement's text (a :class:`Req`'s, a :class:`Parent`'s) without the operator's note:
+    the PEP 508 requirement itself, as packaging parses it."""
+    return text.removesuffix(OVERRIDE_NOTE).removesuffix(CONSTRAINT_NOTE)
+
+
 def make_key(name: str, extras: frozenset[str] = frozenset()) -> str:
     """The identifier resolvelib sees: canonical name, plus sorted extras in brackets."""
     return f"{name}[{','.join(sorted(extras))}]" if extras else name

@@ -95,8 +95,10 @@ def format_yanked_pin(pin: Pin) -> str:
 def _pins_exactly(requirement: str) -> bool:
     from packaging.requirements import Requirement
 
+    from pm.resolver.model import stated
+
     return any(s.operator == "===" or (s.operator == "==" and not s.version.endswith(".*"))
-               for s in Requirement(requirement).specifier)
+               for s in Requirement(stated(requirement)).specifier)
 
 
 def _shown(versions: list[str]) -> str:

@@ -68,3 +68,19 @@ def test_a_new_project_takes_its_newest_release_that_keeps_the_preferred_roots()
     assert {p.name: str(p.version) for p in kept.pins} == {"w": "1.0", "n": "1.0"}
     assert {p.name: str(p.version) for p in fresh.pins} == {"w": "2.0", "n": "2.0"}
     assert KEEPING_LOOK >= 2
+
+
+def test_a_requirement_the_operator_made_is_read_without_its_note() -> None:
+    """An override's or constraint's text carries a note (``x==1.0 (override)``) that packaging
+    cannot parse: the holders and the yanked-pin wording read the requirement itself."""
+    from packaging.version import Version
+
+    from pm.ops.holders import excludes
+    from pm.resolver.model import CONSTRAINT_NOTE, OVERRIDE_NOTE, stated
+    from pm.resolver.wording import _pins_exactly
+
+    assert stated(f"numpy>=1.26{OVERRIDE_NOTE}") == "numpy>=1.26"
+    assert stated(f"lib<2{CONSTRAINT_NOTE}") == "lib<2"
+    assert excludes(f"lib<2{CONSTRAINT_NOTE}", Version("2.0"))
+    assert not excludes(f"lib<2{OVERRIDE_NOTE}", Version("1.5"))
+    assert _pins_exactly(f"x==1.0{OVERRIDE_NOTE}")
