@@ -50,9 +50,17 @@ def preferred_first(provider: Provider, name: NormalizedName, reqs: tuple[Req, .
 
 
 def keeping_first(provider: Provider, found: list[Candidate]) -> list[Candidate]:
-    """``found`` with the first candidate that moves no preferred root pin first (rule 2)."""
-    for place, candidate in enumerate(found[:KEEPING_LOOK]):
-        if not moves_a_preference(provider, candidate):
+    """``found`` with the first candidate that moves no preferred root pin first (rule 2). The
+    metadata of the candidates it may judge is asked for together first; each verdict is
+    remembered for the resolution (resolvelib asks find_matches again on every backtrack)."""
+    judged = found[:KEEPING_LOOK]
+    provider.source.prefetch_metadata(c.link for c in judged if c.link is not None)
+    for place, candidate in enumerate(judged):
+        key = (candidate.name, candidate.version, candidate.extras)
+        moves = provider.moves_preference.get(key)
+        if moves is None:
+            moves = provider.moves_preference[key] = moves_a_preference(provider, candidate)
+        if not moves:
             return [candidate, *found[:place], *found[place + 1:]] if place else found
     return found
 
@@ -69,7 +77,7 @@ def moves_a_preference(provider: Provider, candidate: Candidate) -> bool:
     extras = candidate.extras
     for requirement in [*provider.applying(metadata, ()), *(provider.applying(metadata, extras) if extras else [])]:
         name = canonicalize_name(requirement.name)
-        preferred = provider.preferred.get(name) if name in provider.root_names else None
+        preferred = provider.root_preferred.get(name)
         if preferred is not None and not requirement.specifier.contains(preferred, prereleases=True):
             return True
     return False

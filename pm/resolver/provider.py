@@ -98,12 +98,16 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         self.preferred = policy.preferences.kept(policy.upgrade)
         #: The projects the root requirements name (set by the resolution): their preferred
         #: versions are the ones a new project's candidates are judged against.
-        self.root_names: frozenset[str] = frozenset()
+        self.root_preferred: dict[NormalizedName, Version] = {}
+        self.moves_preference: dict[tuple[NormalizedName, Version, frozenset[str]], bool] = {}
 
     def set_roots(self, roots: Sequence[Req]) -> None:
         """The root requirements of this resolution: the learning's root context, and the versions
         whose yanked files may be used (see :meth:`may_use_yanked`)."""
         self.learning.set_roots(roots)
+        #: The preferred versions of the projects the roots name (:func:`.ordering.keeping_first`).
+        named = {r.name for r in roots}
+        self.root_preferred = {n: v for n, v in self.preferred.items() if n in named}
         pins: dict[NormalizedName, set[str]] = {}
         for root in roots:
             for spec in root.specifier:
@@ -198,7 +202,7 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
             ]
             if name in self.preferred:
                 found = preferred_first(self, name, reqs, found, bad)
-            elif self.preferred:
+            elif self.root_preferred:
                 found = keeping_first(self, found)
             self.source.prefetch_metadata(c.link for c in found[:_PREFETCH_CANDIDATES] if c.link is not None)
         alive = self.learning.alive(reqs, found)
@@ -259,8 +263,9 @@ class Provider(AbstractProvider):  # type: ignore[type-arg]
         """The Requires-Dist entries whose markers hold on the target (only the extras' own for
         extras), the operator's overrides in the place of those on their projects."""
         found = []
+        requirements = self._overridden(metadata)  # once, whatever the number of extras
         for extra in sorted(extras) or [""]:
-            for requirement in self._overridden(metadata):
+            for requirement in requirements:
                 if extra and requirement.marker is None:
                     continue  # the base candidate brings the unconditional ones
                 if requirement.marker is None or self.markers.holds(requirement.marker, extra):

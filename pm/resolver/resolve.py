@@ -141,7 +141,6 @@ def _resolve(union: Union, target: Target, source: Source, policy: Policy, candi
     source.prefetch(dict.fromkeys(r.name for r in roots))
     imposing = Imposing(union)
     provider = Provider(HostSource(source), target, policy, builder, imposing=imposing if imposing else None)
-    provider.root_names = frozenset(r.name for r in roots)
     provider.set_roots(roots)  # root context (pm.resolver.learning) and the versions a yanked file may serve
     provider.look_ahead(roots)
     tally = _Tally()
