@@ -14,13 +14,12 @@ The subdirectory travels as ``#subdirectory=SUB`` (pip's spelling) on the pinned
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from pm.base.urls import redact_url
-from pm.env.plugin_fetch import GIT_SOURCE, InstallError, _run_git
+from pm.env.plugin_fetch import GIT_SOURCE, InstallError, _run_git, git_access
 
 #: GitHub's ``owner/repo[/subdir]`` (an owner is 1-39 letters, digits and inner hyphens).
 SHORTHAND = re.compile(r"^(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)/(?P<repo>[A-Za-z0-9._-]+)"
@@ -79,8 +78,8 @@ def resolve_ref(url: str, ref: str) -> str:
         return ref
     if ref.startswith("-"):
         raise InstallError(f"--ref {ref!r}: a ref cannot start with '-'")
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
-    listed = _run_git(["ls-remote", "--", url, ref, f"refs/tags/{ref}^{{}}"], env, redact_url(url))
+    clean, env, shown = git_access(url)  # a token reaches git as a header, never on its command line
+    listed = _run_git(["ls-remote", "--", clean, ref, f"refs/tags/{ref}^{{}}"], env, shown)
     found = {name: commit for commit, _, name in (line.partition("\t") for line in listed.splitlines())}
     for name in (f"refs/tags/{ref}^{{}}", f"refs/heads/{ref}", f"refs/tags/{ref}", ref):
         if name in found:

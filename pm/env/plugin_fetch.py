@@ -152,10 +152,10 @@ def _refuse_escaping_links(root: Path, source: str) -> None:
 GIT_DEADLINE = 600.0
 
 
-def _git(url: str, commit: str, dest: Path) -> Path:
-    """Clone ``url`` and check out exactly ``commit`` into ``dest`` (its ``.git`` removed). A
-    password or token in the URL reaches git as an HTTP header in its environment, never on its
-    command line, in ``.git/config`` or in a message; git dies with pm and within GIT_DEADLINE."""
+def git_access(url: str) -> tuple[str, dict[str, str], str]:
+    """How git is given ``url``: the URL without credentials, git's environment (no prompt, no
+    system config; a password or token as an HTTP header, never on git's command line), and the
+    URL as messages show it. A URL that starts with '-' (git would read it as an option) is refused."""
     clean, authorization = split_credentials(url)
     shown = redact_url(url)
     if clean.startswith("-"):
@@ -164,6 +164,14 @@ def _git(url: str, commit: str, dest: Path) -> Path:
     if authorization:
         env |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
                 "GIT_CONFIG_VALUE_0": f"Authorization: {authorization}"}
+    return clean, env, shown
+
+
+def _git(url: str, commit: str, dest: Path) -> Path:
+    """Clone ``url`` and check out exactly ``commit`` into ``dest`` (its ``.git`` removed). A
+    password or token in the URL reaches git as an HTTP header in its environment, never on its
+    command line, in ``.git/config`` or in a message; git dies with pm and within GIT_DEADLINE."""
+    clean, env, shown = git_access(url)
     _run_git(["clone", "--quiet", "--no-checkout", "--", clean, str(dest)], env, shown)  # `--`: no URL is an option
     try:
         _run_git(["checkout", "--quiet", "--detach", commit, "--"], env, shown, cwd=dest)
