@@ -29,7 +29,6 @@ from pm.ops.invalid import refuse_invalid
 from pm.ops.options import SILENT, Options, Reporter
 from pm.ops.resolve import resolve_in
 from pm.ops.transaction import Result, Transaction, cache_dir, transaction
-from pm.records.sections import resolution_from_json
 
 if TYPE_CHECKING:
     from pm.env.started import Started
@@ -88,6 +87,8 @@ def obtain(txn: Transaction, inputs: Inputs, resolution: Callable[[], Resolution
         txn.draft.warnings.append(found.damaged)
     if found.generation is not None:
         if check is not None:
+            from pm.records.sections import resolution_from_json  # only when consent is asked
+
             check(resolution_from_json(found.generation.record["resolution"]))
         return Obtained(found.generation, "reused")
     started = start_generation(txn, inputs)  # the venv is made while the resolver works
