@@ -100,7 +100,8 @@ def run_list(args: argparse.Namespace) -> int:
     inputs = gather(home, flags_from(args))
     env_home = environment_home(home)
     judged = inputs if env_home == inputs.home else gather(env_home, flags_from(args))
-    readiness = check(judged, generations.selected(env_home))
+    generation = generations.selected(env_home)
+    readiness = check(judged, generation)
     rows: list[list[str]] = []
     data: list[dict[str, Any]] = []
     for status in inputs.selection.plugins:
@@ -111,7 +112,7 @@ def run_list(args: argparse.Namespace) -> int:
         data.append({"name": status.plugin.key, "source": status.plugin.root.source, "status": status.status,
                      "ready": None if verdict is None else verdict.ready, "reason": rows[-1][-1],
                      "memory_provider": status.plugin.is_memory})
-    for row, item in _entry_point_rows(inputs):
+    for row, item in _entry_point_rows(inputs, generation):
         rows.append(row)
         data.append(item)
     if args.json:
@@ -123,14 +124,13 @@ def run_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _entry_point_rows(inputs: Any) -> list[tuple[list[str], dict[str, Any]]]:
+def _entry_point_rows(inputs: Any, generation: generations.Generation | None) -> list[tuple[list[str], dict[str, Any]]]:
     """``plugins list`` rows of the entry-point plugins (:mod:`agent.entry_points`; found without
     importing them): enabled as a directory plugin is (``plugins.enabled``, or ``memory.provider``
     for a provider) and then ready or not by its distribution's requirements."""
     from agent.entry_points import entry_point_plugins
 
     config = inputs.selection.homes[0].config
-    generation = generations.selected(inputs.home)
     found = []
     for plugin in entry_point_plugins(generation.site_packages if generation is not None else None):
         enabled = plugin.name in config.enabled or (plugin.memory_provider and plugin.name == config.memory_provider)
