@@ -218,14 +218,16 @@ def uv_env() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Measured:
-    """One finished command: wall seconds, stdout, and its peak resident set size in bytes."""
+    """One finished command: wall seconds, stdout, its peak resident set size in bytes, and the
+    CPU seconds (user + system) of the process and the children it waited for."""
 
     seconds: float
     stdout: str
     peak_rss: int
+    cpu: float = 0.0
 
 
-#: Starts a command and reports its wall time and peak RSS. A child forked from the bench itself
+#: Starts a command and reports its wall time, peak RSS and CPU time (user + system). A child forked from the bench itself
 #: would report at least the bench's own RSS (Linux carries the old address space's high-water
 #: mark across fork and exec, and the bench holds the index in memory); forked from this small
 #: launcher, it reports its own. The launcher's start-up is outside the time it reports.
@@ -242,7 +244,7 @@ if pid == 0:
 _, status, usage = os.wait4(pid, 0)
 seconds = time.perf_counter() - started
 with open(report, "w") as out:
-    out.write(f"{seconds!r} {usage.ru_maxrss}")
+    out.write(f"{seconds!r} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime!r}")
 code = os.waitstatus_to_exitcode(status)
 sys.exit(code if code >= 0 else 128 - code)
 """
@@ -261,8 +263,8 @@ def run_measured(argv: Sequence[str], env: dict[str, str], ok: Sequence[int] = (
             raise SystemExit(
                 f"exit {done.returncode}: {' '.join(argv)}\n{done.stdout}\n{done.stderr}"
             )
-        seconds, peak_kib = report.read_text().split()
-    return Measured(float(seconds), done.stdout, int(peak_kib) * 1024)  # Linux: KiB
+        seconds, peak_kib, cpu = report.read_text().split()
+    return Measured(float(seconds), done.stdout, int(peak_kib) * 1024, float(cpu))  # Linux: KiB
 
 
 def run(argv: Sequence[str], env: dict[str, str], ok: Sequence[int] = (0,)) -> tuple[float, str]:

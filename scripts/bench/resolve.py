@@ -64,6 +64,7 @@ class Sample:
     whole_wheels: int  # GETs of a file answered 200: the whole wheel
     ranged: int = 0  # answers 206: the server honoured a Range
     requests: int = 0  # every request answered (304s included)
+    cpu: float = 0.0  # user + system seconds of the command's process (and children it waited for)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,9 @@ class Figures:
 
     def median(self, which: str) -> float:
         return statistics.median(s.seconds for s in getattr(self, which))
+
+    def cpu(self, which: str) -> float:
+        return statistics.median(s.cpu for s in getattr(self, which))
 
     def bytes(self, kind: str) -> float:
         return statistics.median(s.sent[kind] for s in self.cold)
@@ -91,14 +95,14 @@ def sample(index: LocalIndex | None, argv: list[str], env: dict[str, str]) -> Sa
     """Run one command; with an ``index``, what it sent meanwhile (else nothing is counted)."""
     if index is None:
         done = h.run_measured(argv, env)
-        return Sample(done.seconds, done.peak_rss, dict.fromkeys(KINDS, 0), 0)
+        return Sample(done.seconds, done.peak_rss, dict.fromkeys(KINDS, 0), 0, cpu=done.cpu)
     index.reset_log()
     done = h.run_measured(argv, env)
     files = [t for t in index.transfers if t.kind == "files" and t.method == "GET"]
     whole = sum(1 for t in files if t.status == 200)
     ranged = sum(1 for t in files if t.status == 206)
     return Sample(done.seconds, done.peak_rss, index.bytes_sent(), whole, ranged,
-                  len(index.transfers))
+                  len(index.transfers), done.cpu)
 
 
 class Tools:
@@ -233,6 +237,22 @@ def times_table(results: list[Result]) -> None:
                    "uv warm", "warm/uv", "pm 2nd run", "pm vs uv"], rows)
 
 
+def cpu_table(results: list[Result]) -> None:
+    """CPU seconds (user + system) beside wall time: on a shared 2-core machine wall time follows
+    CPU time once other work runs, so the CPU ratio is the steadier one."""
+    rows = []
+    for r in results:
+        row = [r.workload, r.mode]
+        for which in ("cold", "warm"):
+            pm, uv = r.pm.cpu(which), r.uv.cpu(which)
+            row += [h.ms(r.pm.median(which)), h.ms(pm), h.ms(r.uv.median(which)), h.ms(uv),
+                    f"{pm / uv:.2f}x" if uv else "-"]
+        rows.append(row)
+    h.print_table(["workload", "mode", "pm cold wall", "pm cold CPU", "uv cold wall",
+                   "uv cold CPU", "cold CPU/uv", "pm warm wall", "pm warm CPU", "uv warm wall",
+                   "uv warm CPU", "warm CPU/uv"], rows)
+
+
 def _files(figures: Figures) -> str:
     """Wheel GETs of a cold run (median): answered whole (200) / by range (206)."""
     whole = statistics.median(s.whole_wheels for s in figures.cold)
@@ -289,6 +309,9 @@ def targets(results: list[Result]) -> list[str]:
                 lines.append(f"  n/a   wheels fetched whole while ranges work, {name}: "
                              "this index answered no Range request with 206")
             lines.append(check(f"pm peak memory, {name}", r.pm.peak() / 1e6, 300, "MB"))
+        if r.workload in ("realistic", "big pages") and r.uv.cpu("cold"):
+            lines.append(check(f"cold resolve's CPU vs uv's (issue 33), {name}",
+                                r.pm.cpu("cold") / r.uv.cpu("cold"), 2))
         if r.workload == "realistic":
             lines.append(check(f"small-page index, fresh cache, whole command, {name}",
                                 r.pm.median("cold") / r.uv.median("cold"), 5))
@@ -322,6 +345,9 @@ def main() -> None:
     results = run_all(args, folder)
     print("whole-command wall time, median of", args.runs, "pairwise runs (shared machine: noisy)")
     times_table(results)
+    print()
+    print("CPU seconds (user + system of each command's process), median of", args.runs)
+    cpu_table(results)
     print()
     print("body bytes the index sent in a cold run (median) and peak RSS over all runs")
     bytes_table(results)
