@@ -98,6 +98,9 @@ def main() -> None:
           "machine: noisy)")
     resolve.times_table([result])
     print()
+    print("CPU seconds (user + system of each command's process), median of", args.runs)
+    resolve.cpu_table([result])
+    print()
     sizes = [cache_size(tools.folder / f"{tool}-cold-0") for tool in ("pm", "uv")]
     print(f"cache after one cold run: pm {h.size(sizes[0])}, uv {h.size(sizes[1])}; "
           f"peak RSS: pm {h.size(pm.peak())}, uv {h.size(uv.peak())}")
@@ -115,6 +118,8 @@ def main() -> None:
         resolve.check("cold resolve", pm.median("cold") / uv.median("cold"), 1.2),
         resolve.check("warm resolve", pm.median("warm") / uv.median("warm"), 0.6),
     ]))
+    print("issue 33 targets (heavy real set)")
+    print(resolve.check("cold resolve's CPU vs uv's", pm.cpu("cold") / uv.cpu("cold"), 2))
 
 
 if __name__ == "__main__":
